@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../context.ts';
+import { errors } from '../http/common-schemas.ts';
+import { listAudit } from './audit-log.ts';
+
+const Record_ = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+  actor_type: Type.String({ description: 'user, token, system or anonymous' }),
+  actor_id: Type.Union([Type.String(), Type.Null()]),
+  actor: Type.Union([Type.String(), Type.Null()], { description: 'e-mail of the user, or what was tried' }),
+  action: Type.String(),
+  target: Type.Union([Type.String(), Type.Null()]),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  outcome: Type.String({
+    description: 'success, failure, denied, or started (written before a destructive action)',
+  }),
+  details: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+});
+
+/** GET /api/audit for `manage_users`: newest first, filterable, keyset-paginated by `before`. */
+export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/api/audit',
+    {
+      config: { auth: { capability: 'manage_users' } },
+      schema: {
+        tags: ['audit'],
+        summary: 'Audit log: who did what, when, from where',
+        querystring: Type.Object(
+          {
+            action: Type.Optional(
+              Type.String({ maxLength: 100, description: 'exact action, or a prefix ending in "."' }),
+            ),
+            actor: Type.Optional(Type.String({ maxLength: 320, description: 'user id or e-mail' })),
+            outcome: Type.Optional(
+              Type.Union([
+                Type.Literal('success'),
+                Type.Literal('failure'),
+                Type.Literal('denied'),
+                Type.Literal('started'),
+              ]),
+            ),
+            since: Type.Optional(Type.String({ format: 'date-time' })),
+            before: Type.Optional(
+              Type.String({
+                pattern: '^[0-9]{1,19}$',
+                description: 'id of the last record of the previous page',
+              }),
+            ),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(Record_), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return listAudit(ctx.db, {
+        action: q.action,
+        actor: q.actor,
+        outcome: q.outcome,
+        since: q.since ? new Date(q.since) : undefined,
+        before: q.before,
+        limit: q.limit ?? 100,
+      });
+    },
+  );
+};

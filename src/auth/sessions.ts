@@ -1,0 +1,147 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import { type Capability, isCapability } from './capabilities.ts';
+
+/** Who is making a request. */
+export type Actor =
+  | {
+      readonly kind: 'user';
+      readonly userId: string;
+      readonly email: string;
+      readonly displayName: string;
+      readonly capabilities: ReadonlySet<Capability>;
+      /** Hash of the session that authenticated this request. */
+      readonly sessionHash: string;
+    }
+  | { readonly kind: 'token' };
+
+/** Session lifetimes in seconds. */
+export interface SessionPolicy {
+  idleSeconds: number;
+  absoluteSeconds: number;
+}
+
+/** last_seen_at is written at most this often, so reads do not turn into writes on every request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Session identifiers are stored only as their SHA-256. */
+export function hashSessionToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Creates a session for a user and returns its secret token (256 random bits). */
+export async function createSession(
+  db: Kysely<Database>,
+  clock: Clock,
+  policy: SessionPolicy,
+  userId: string,
+  meta: { ip: string | null; userAgent: string | null },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const now = clock.now();
+  const expiresAt = new Date(now + policy.absoluteSeconds * 1000);
+  await db
+    .insertInto('sessions')
+    .values({
+      id_hash: hashSessionToken(token),
+      user_id: userId,
+      created_at: new Date(now),
+      last_seen_at: new Date(now),
+      expires_at: expiresAt,
+      ip: meta.ip,
+      user_agent: meta.userAgent?.slice(0, 512) ?? null,
+    })
+    .execute();
+  return { token, expiresAt };
+}
+
+/** Resolves a session token to its user, or null when unknown, expired, idle too long or disabled. */
+export async function resolveSession(
+  db: Kysely<Database>,
+  clock: Clock,
+  policy: SessionPolicy,
+  token: string,
+): Promise<Extract<Actor, { kind: 'user' }> | null> {
+  const idHash = hashSessionToken(token);
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id_hash',
+      'sessions.last_seen_at',
+      'sessions.expires_at',
+      'users.id as user_id',
+      'users.email',
+      'users.display_name',
+      'users.disabled',
+    ])
+    .where('sessions.id_hash', '=', idHash)
+    .executeTakeFirst();
+  if (!row) return null;
+  const now = clock.now();
+  const idleUntil = row.last_seen_at.getTime() + policy.idleSeconds * 1000;
+  if (row.disabled || now >= row.expires_at.getTime() || now >= idleUntil) {
+    await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+    return null;
+  }
+  if (now - row.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
+    await db
+      .updateTable('sessions')
+      .set({ last_seen_at: new Date(now) })
+      .where('id_hash', '=', idHash)
+      .execute();
+  }
+  return {
+    kind: 'user',
+    userId: row.user_id,
+    email: row.email,
+    displayName: row.display_name,
+    capabilities: await loadCapabilities(db, row.user_id),
+    sessionHash: idHash,
+  };
+}
+
+/** The union of the permissions of every role the user holds. */
+export async function loadCapabilities(db: Kysely<Database>, userId: string): Promise<Set<Capability>> {
+  const rows = await db
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.name', 'user_roles.role_name')
+    .select('roles.permissions')
+    .where('user_roles.user_id', '=', userId)
+    .execute();
+  const caps = new Set<Capability>();
+  for (const r of rows) for (const p of r.permissions) if (isCapability(p)) caps.add(p);
+  return caps;
+}
+
+/** Ends one session. */
+export async function deleteSession(db: Kysely<Database>, sessionHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id_hash', '=', sessionHash).execute();
+}
+
+/** Ends every session of a user (password change, disable, delete). */
+export async function deleteUserSessions(db: Kysely<Database>, userId: string): Promise<number> {
+  const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** Removes sessions past their absolute or idle expiry. */
+export async function pruneSessions(
+  db: Kysely<Database>,
+  clock: Clock,
+  policy: SessionPolicy,
+): Promise<number> {
+  const now = clock.now();
+  const r = await db
+    .deleteFrom('sessions')
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', new Date(now)),
+        eb('last_seen_at', '<=', new Date(now - policy.idleSeconds * 1000)),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

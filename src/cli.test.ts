@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { testTempDir } from '../test/helpers/test-app.ts';
+
+const BIN = path.resolve('bin/socdrill.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode === null) {
+      c.kill('SIGTERM');
+      await once(c, 'exit');
+    }
+  }
+});
+
+async function startServer(env: Record<string, string>): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/api/health`);
+      if (res.ok) return { base, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+describe('socdrill command', () => {
+  it('serves on the embedded database, keeps data across restarts and refuses a second instance', async () => {
+    const dataDir = testTempDir('cli-');
+    const env = { DATA_DIR: dataDir, ADMIN_EMAIL: 'admin@lab.test', ADMIN_PASSWORD: 'bootstrap password 1' };
+    const first = await startServer(env);
+    const login = await fetch(`${first.base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@lab.test', password: 'bootstrap password 1' }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const created = await fetch(`${first.base}/api/destinations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ name: 'syslog-lab', driver: 'syslog_tcp', host: '127.0.0.1', port: 5514 }),
+    });
+    expect(created.status).toBe(201);
+
+    const second = await run(['serve'], { ...env, PORT: String(await freePort()) });
+    expect(second.code).toBe(1);
+    expect(second.err).toContain('in use by another Socdrill process');
+
+    await stop(first.child);
+    const again = await startServer({ ...env, ADMIN_PASSWORD: 'a different password' });
+    // Sessions, users and destinations persisted; the bootstrap never changes an existing admin.
+    const me = await fetch(`${again.base}/api/me`, { headers: { cookie } });
+    expect(me.status).toBe(200);
+    const list = await fetch(`${again.base}/api/destinations`, { headers: { cookie } });
+    expect(((await list.json()) as Array<{ name: string }>).map((d) => d.name)).toEqual(['syslog-lab']);
+    const oldPw = await fetch(`${again.base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@lab.test', password: 'bootstrap password 1' }),
+    });
+    expect(oldPw.status).toBe(200);
+  }, 90_000);
+
+  it('migrates and creates users from the command line', async () => {
+    const dataDir = testTempDir('cli-');
+    const migrate = await run(['migrate'], { DATA_DIR: dataDir });
+    expect(migrate.code, migrate.err).toBe(0);
+    expect(migrate.out).toContain('0001-foundation');
+    const again = await run(['migrate'], { DATA_DIR: dataDir });
+    expect(again.out).toContain('up to date');
+
+    const ok = await run(
+      [
+        'user',
+        'create',
+        '--email',
+        'ops@lab.test',
+        '--password',
+        'ops password 123',
+        '--role',
+        'noise_operator',
+        '--role',
+        'author',
+      ],
+      {
+        DATA_DIR: dataDir,
+      },
+    );
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toMatch(/Created user ops@lab.test .* with roles: author, noise_operator/);
+
+    const bad = await run(
+      ['user', 'create', '--email', 'x@lab.test', '--password', 'short', '--role', 'wizard'],
+      {
+        DATA_DIR: dataDir,
+      },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('password must be at least 8 characters; roles unknown role: wizard');
+
+    const usage = await run(['frobnicate'], { DATA_DIR: dataDir });
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain('Usage: socdrill');
+  }, 90_000);
+
+  it('refuses to start with an invalid configuration and says which variable is wrong', async () => {
+    const res = await run(['serve'], { DATA_DIR: testTempDir('cli-'), PORT: 'eighty' });
+    expect(res.code).toBe(1);
+    expect(res.err).toContain('PORT');
+  });
+});

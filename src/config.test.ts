@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+import { AppError } from './errors.ts';
+
+describe(loadConfig.name, () => {
+  it('has the documented embedded defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      s3: undefined,
+      dispatchTokens: [],
+      publicUrl: 'http://127.0.0.1:8080',
+      publicOrigin: 'http://127.0.0.1:8080',
+      secureCookies: false,
+      archiveAllowedHosts: [],
+      archiveAllowHttp: false,
+      archiveMaxBytes: 512 * 1024 * 1024,
+      archiveMaxUncompressedBytes: 4096 * 1024 * 1024,
+      scheduler: true,
+      prometheusUrl: undefined,
+    });
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/srv/socdrill',
+      DATABASE_URL: 'postgres://u@db/socdrill',
+      SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'eu-west-1',
+      S3_ACCESS_KEY_ID: 'ak',
+      S3_SECRET_ACCESS_KEY: 'sk',
+      S3_FORCE_PATH_STYLE: 'true',
+      DISPATCH_TOKEN: 'a-dispatch-token-of-length',
+      ADMIN_EMAIL: 'Admin@Example.test',
+      ADMIN_PASSWORD: 'pw pw pw pw',
+      PUBLIC_URL: 'https://lab.example.test/',
+      ARCHIVE_ALLOWED_HOSTS: 'files.lab, 10.0.0.5:8443 ',
+      ARCHIVE_ALLOW_HTTP: 'true',
+      SCHEDULER: 'off',
+      PROMETHEUS_URL: 'http://prom:9090',
+      ARCHIVE_MAX_BYTES: '1048576',
+      ARCHIVE_MAX_UNCOMPRESSED_BYTES: '2097152',
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/srv/socdrill',
+      databaseUrl: 'postgres://u@db/socdrill',
+      s3: {
+        endpoint: 'http://minio:9000',
+        region: 'eu-west-1',
+        accessKeyId: 'ak',
+        secretAccessKey: 'sk',
+        forcePathStyle: true,
+      },
+      dispatchTokens: ['a-dispatch-token-of-length'],
+      adminEmail: 'admin@example.test',
+      publicOrigin: 'https://lab.example.test',
+      secureCookies: true,
+      archiveAllowedHosts: ['files.lab', '10.0.0.5:8443'],
+      archiveAllowHttp: true,
+      scheduler: false,
+      prometheusUrl: 'http://prom:9090',
+      archiveMaxBytes: 1048576,
+      archiveMaxUncompressedBytes: 2097152,
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('requires SECRET_KEY with DATABASE_URL', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y' })).toThrow(
+      /SECRET_KEY is required with DATABASE_URL/,
+    );
+  });
+
+  it('names every bad variable at once', () => {
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        SECRET_KEY: 'short',
+        SCHEDULER: 'maybe',
+        PUBLIC_URL: 'ftp://x',
+        ARCHIVE_ALLOW_HTTP: 'perhaps',
+      });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      expect(Object.keys((err as AppError).details?.fields as object).sort()).toEqual([
+        'ARCHIVE_ALLOW_HTTP',
+        'PORT',
+        'PUBLIC_URL',
+        'SCHEDULER',
+        'SECRET_KEY',
+      ]);
+    }
+  });
+
+  it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
+    expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.c' })).toThrow(/go together/);
+  });
+});

@@ -1,0 +1,133 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** A timestamptz column: read as Date, written as Date or ISO string, defaulted by the database. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A jsonb column holding T; written as a JSON string so pg and PGlite encode it alike. */
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  display_name: string;
+  password_hash: string;
+  disabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface RolesTable {
+  name: string;
+  permissions: Json<string[]>;
+  builtin: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UserRolesTable {
+  user_id: string;
+  role_name: string;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session token; the token itself is never stored. */
+  id_hash: string;
+  user_id: string;
+  created_at: CreatedAt;
+  last_seen_at: ColumnType<Date, Date | string, Date | string>;
+  /** Absolute expiry; idle expiry is last_seen_at + idle timeout. */
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface DestinationsTable {
+  id: string;
+  name: string;
+  driver: string;
+  payload_format: string;
+  index_name: string | null;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Driver settings without secrets. */
+  settings: Json<Record<string, unknown>>;
+  /** Secrets as one AES-256-GCM envelope (see secret-box.ts), or null when none are set. */
+  secrets: string | null;
+  /** Names of the secrets that are set (not sensitive; lets reads skip decryption). */
+  secrets_set: Json<string[]>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: CreatedAt;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  outcome: string;
+  details: Json<Record<string, unknown>> | null;
+}
+
+/** A nullable timestamptz column that may be left out on insert. */
+type OptionalTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface NoiseJobsTable {
+  id: string;
+  name: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** SIEM destination names. */
+  targets: Json<string[]>;
+  /** { kind, interval_seconds?, cron?, jitter_seconds? } (src/noise/schedule.ts). */
+  schedule: Json<Record<string, unknown>>;
+  propagate_on_wipe: ColumnType<boolean, boolean | undefined, boolean>;
+  /** [{ position, storage_path, index_mode, index }] sorted by position. */
+  archives: Json<Array<Record<string, unknown>>>;
+  /** Null while disabled or when a cron expression has no future match. */
+  next_run_at: OptionalTime;
+  last_run_at: OptionalTime;
+  /** Lease of the dispatch running the job (owner id and expiry); both null when idle. */
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_until: OptionalTime;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface NoiseRunsTable {
+  id: string;
+  job_id: string;
+  siem: string;
+  trigger: string;
+  status: string;
+  events_shipped: ColumnType<number, number | undefined, number>;
+  events_failed: ColumnType<number, number | undefined, number>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Lease owner of the dispatch that took the row; lets a crashed dispatch's rows be found. */
+  owner: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  started_at: OptionalTime;
+  finished_at: OptionalTime;
+}
+
+/** The whole database as Kysely sees it; feature issues add their tables here. */
+export interface Database {
+  users: UsersTable;
+  roles: RolesTable;
+  user_roles: UserRolesTable;
+  sessions: SessionsTable;
+  destinations: DestinationsTable;
+  audit_log: AuditLogTable;
+  noise_jobs: NoiseJobsTable;
+  noise_runs: NoiseRunsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type RoleRow = Selectable<RolesTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type DestinationRow = Selectable<DestinationsTable>;
+export type AuditRow = Selectable<AuditLogTable>;
+export type NoiseJobRow = Selectable<NoiseJobsTable>;
+export type NoiseRunRow = Selectable<NoiseRunsTable>;

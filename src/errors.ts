@@ -1,0 +1,88 @@
+/** Machine-readable error codes; each maps to one HTTP status in the error handler. */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'job_running'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'archive_url_blocked'
+  | 'archive_invalid'
+  | 'archive_download_failed'
+  | 'no_events'
+  | 'siem_error'
+  | 'siem_unreachable'
+  | 'bad_gateway'
+  | 'not_implemented'
+  | 'unavailable'
+  | 'internal';
+
+/** HTTP status for each error code (decisions.md §3). */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  archive_url_blocked: 400,
+  archive_invalid: 400,
+  no_events: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  unsupported_media_type: 415,
+  conflict: 409,
+  job_running: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  siem_error: 500,
+  siem_unreachable: 500,
+  internal: 500,
+  not_implemented: 501,
+  bad_gateway: 502,
+  archive_download_failed: 502,
+  unavailable: 503,
+};
+
+export interface AppErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** Overrides the status derived from the code (rarely needed). */
+  status?: number;
+}
+
+/** The one error type domain code throws; the HTTP layer renders it as decisions.md §3. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details;
+    this.status = options.status ?? ERROR_STATUS[code];
+  }
+}
+
+/** True when `err` is an AppError (works across module copies). */
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
+
+/**
+ * A 400 naming each bad field: `invalidInput('Invalid destination', { port: 'must be 1-65535' })`
+ * has the message "Invalid destination: port must be 1-65535" and `details.fields`.
+ */
+export function invalidInput(message: string, fields?: Record<string, string>): AppError {
+  if (!fields) return new AppError('invalid_input', message);
+  const list = Object.entries(fields)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ');
+  return new AppError('invalid_input', `${message}: ${list}`, { details: { fields } });
+}
+
+/** Shorthand for a 404 of a named resource. */
+export function notFound(what: string, id: string): AppError {
+  return new AppError('not_found', `${what} "${id}" does not exist`, { details: { [what]: id } });
+}

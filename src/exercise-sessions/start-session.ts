@@ -1,0 +1,169 @@
+import type { Actor } from '../auth/sessions.ts';
+import type { AppContext } from '../context.ts';
+import { loadDestination } from '../destinations/destination-service.ts';
+import type { Destination } from '../destinations/destination-types.ts';
+import { indexNameProblem } from '../destinations/index-name.ts';
+import { AppError, invalidInput } from '../errors.ts';
+import { redactUrl } from '../net/archive-url.ts';
+import { downloadArchive } from '../net/download-archive.ts';
+import { prepareShipment } from '../pipeline/shipment/prepare-shipment.ts';
+import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
+import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
+import { assertSiemQReady } from './siem-q-readiness.ts';
+
+/** Body of POST /api/sessions/start (spec 4.2). */
+export interface StartSessionInput {
+  archiveDownloadUrl: string;
+  siem: string;
+  indexName?: string;
+  syslogSourceIdentity?: string;
+}
+
+/** Success answer of POST /api/sessions/start (spec 4.2). */
+export interface StartSessionResult {
+  ok: true;
+  siem: string;
+  driver: string;
+  events: number;
+  files: number;
+  shiftDays: number;
+}
+
+type Deps = Pick<AppContext, 'db' | 'secretBox' | 'config' | 'clock' | 'log' | 'audit' | 'createDriver'>;
+
+/**
+ * Downloads an exercise archive (SSRF-checked, in memory only), rebases it so the newest event is at
+ * now + 2 h, and ships it to one SIEM. Everything that can be checked is checked before the
+ * download; a shipment with failures is a 500 naming the SIEM, with the counts.
+ */
+export async function startSession(
+  deps: Deps,
+  actor: Actor | null,
+  ip: string | null,
+  input: StartSessionInput,
+): Promise<StartSessionResult> {
+  const destination = await resolveDestination(deps, input.siem);
+  const bad: Record<string, string> = {};
+  const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
+  if (indexAware && input.indexName !== undefined) {
+    const problem = indexNameProblem(destination.driver, input.indexName);
+    if (problem) bad.indexName = problem;
+  }
+  if (destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined) {
+    const problem = syslogHostnameProblem(input.syslogSourceIdentity);
+    if (problem) bad.syslogSourceIdentity = problem;
+  }
+  if (Object.keys(bad).length > 0) throw invalidInput('Invalid session start', bad);
+  await assertSiemQReady(destination);
+
+  const started = deps.clock.now();
+  const auditBase = { actor, ip, action: 'session.start', target: destination.name };
+  let urlLabel = 'archive';
+  try {
+    const url = new URL(input.archiveDownloadUrl);
+    urlLabel = redactUrl(url);
+  } catch {
+    // checkArchiveUrl below answers with the reason
+  }
+
+  let audited = false;
+  try {
+    const data = await downloadArchive(input.archiveDownloadUrl, {
+      allowHttp: deps.config.archiveAllowHttp,
+      allowedHosts: deps.config.archiveAllowedHosts,
+      maxBytes: deps.config.archiveMaxBytes,
+    });
+    const shipment = await prepareShipment([{ data, kind: 'zip', label: urlLabel }], {
+      format: destination.payload_format,
+      now: deps.clock.now(),
+      limits: {
+        maxBytes: deps.config.archiveMaxBytes,
+        maxTotalBytes: deps.config.archiveMaxUncompressedBytes,
+      },
+    });
+    const driver = createDriverOrFail(deps, destination);
+    let result: Awaited<ReturnType<typeof driver.ship>>;
+    try {
+      result = await driver.ship(shipmentEvents(shipment, 0, { kind: destination.payload_format }), {
+        index: indexAware ? (input.indexName ?? null) : null,
+        ...(destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined
+          ? { syslog: { sourceIdentity: input.syslogSourceIdentity } }
+          : {}),
+        now: shipment.now,
+      });
+    } finally {
+      await driver.close();
+    }
+    const counts = {
+      files: shipment.files,
+      events: shipment.events,
+      events_shipped: result.shipped,
+      events_failed: result.failed,
+      unreadable_times: shipment.unreadable,
+      shift_days: shipment.shiftDays,
+      url: urlLabel,
+      duration_ms: deps.clock.now() - started,
+    };
+    if (result.failed > 0 || result.shipped !== shipment.events) {
+      await deps.audit({
+        ...auditBase,
+        outcome: 'failure',
+        details: { ...counts, errors: result.errors.slice(0, 5) },
+      });
+      audited = true;
+      const cause = result.errors[0] ?? 'unknown cause';
+      throw new AppError(
+        'siem_error',
+        `Shipping to SIEM "${destination.name}" (${destination.driver}) failed: ${result.failed} of ${shipment.events} events not delivered; ${cause}`,
+        {
+          details: {
+            siem: destination.name,
+            driver: destination.driver,
+            events_shipped: result.shipped,
+            events_failed: shipment.events - result.shipped,
+            errors: result.errors.slice(0, 10),
+          },
+        },
+      );
+    }
+    await deps.audit({ ...auditBase, outcome: 'success', details: counts });
+    return {
+      ok: true,
+      siem: destination.name,
+      driver: destination.driver,
+      events: result.shipped,
+      files: shipment.files,
+      shiftDays: shipment.shiftDays,
+    };
+  } catch (err) {
+    if (!audited) {
+      const code = err instanceof AppError ? err.code : 'internal';
+      const message = err instanceof Error ? err.message : String(err);
+      await deps.audit({ ...auditBase, outcome: 'failure', details: { url: urlLabel, code, message } });
+    }
+    throw err;
+  }
+}
+
+async function resolveDestination(deps: Deps, siem: string): Promise<Destination> {
+  let destination: Destination;
+  try {
+    destination = await loadDestination(deps.db, deps.secretBox, siem);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') {
+      throw invalidInput('Unknown SIEM destination', { siem: `no destination is named "${siem}"` });
+    }
+    throw err;
+  }
+  if (!destination.enabled) {
+    throw new AppError('conflict', `SIEM destination "${siem}" is disabled`, { details: { siem } });
+  }
+  return destination;
+}
+
+function createDriverOrFail(deps: Deps, destination: Destination) {
+  if (!deps.createDriver) {
+    throw new AppError('not_implemented', `No driver is available for ${destination.driver}`);
+  }
+  return deps.createDriver(destination);
+}

@@ -1,0 +1,220 @@
+import { type AuditEntry, recordAudit } from '../audit/audit-log.ts';
+import type { Actor } from '../auth/sessions.ts';
+import type { AppContext } from '../context.ts';
+import { loadDestination } from '../destinations/destination-service.ts';
+import type { Destination } from '../destinations/destination-types.ts';
+import { AppError, invalidInput } from '../errors.ts';
+import { listJobRows, type NoiseJob } from '../noise/job-store.ts';
+import type { DispatchResult } from '../noise/noise-runner.ts';
+
+/** Answer of DELETE /api/sessions (spec 4.3, decisions.md §5). */
+export interface WipeResult {
+  ok: boolean;
+  wiped: string[];
+  skipped: string[];
+  re_fired: Array<{ siem: string; job_ids: string[] }>;
+  re_fire_errors: string[];
+  /** SIEMs whose wipe failed (only when ok is false). */
+  errors?: Array<{ siem: string; message: string }>;
+}
+
+/** How long the answer waits for re-fired noise runs (decisions.md §5). */
+export const RE_FIRE_WAIT_MS = 120_000;
+
+type Deps = Pick<AppContext, 'db' | 'secretBox' | 'clock' | 'log' | 'noise' | 'createDriver'>;
+
+/**
+ * Permanently deletes the lab's events from each named SIEM: for vendorA_hec and vendorB_bulk first
+ * the non-default custom indexes that noise jobs targeting it use, then its default index;
+ * syslog_tcp is skipped (there is nothing to delete through it). Each wipe is audited before it
+ * starts (no audit record, no delete) and after it ends. Then every enabled job with
+ * propagate_on_wipe that targets a wiped SIEM is re-fired to the wiped SIEMs it targets.
+ */
+export async function wipeSiems(
+  deps: Deps,
+  by: { actor: Actor | null; ip: string | null },
+  names: readonly string[],
+  options: { reFireWaitMs?: number } = {},
+): Promise<WipeResult> {
+  const siems = [...new Set(names.map((n) => n.trim()))];
+  if (siems.length === 0 || siems.some((s) => s === '')) {
+    throw invalidInput('Nothing to wipe', {
+      siem: 'name at least one SIEM destination (?siem=name, repeatable)',
+    });
+  }
+  const destinations: Destination[] = [];
+  const unknown: string[] = [];
+  for (const name of siems) {
+    try {
+      destinations.push(await loadDestination(deps.db, deps.secretBox, name));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') unknown.push(name);
+      else throw err;
+    }
+  }
+  if (unknown.length > 0) {
+    throw invalidInput('Unknown SIEM destination; nothing was wiped', {
+      siem: `no destination is named ${unknown.map((u) => `"${u}"`).join(', ')}`,
+    });
+  }
+
+  const jobs = await listJobRows(deps.db);
+  const outcomes = await Promise.all(destinations.map((d) => wipeOne(deps, by, d, jobs)));
+  const wiped = outcomes.filter((o) => o.kind === 'wiped').map((o) => o.siem);
+  const skipped = outcomes.filter((o) => o.kind === 'skipped').map((o) => o.siem);
+  const errors = outcomes.flatMap((o) => (o.kind === 'failed' ? [{ siem: o.siem, message: o.message }] : []));
+
+  const { re_fired, re_fire_errors } = await reFire(
+    deps,
+    by,
+    jobs,
+    wiped,
+    options.reFireWaitMs ?? RE_FIRE_WAIT_MS,
+  );
+  return {
+    ok: errors.length === 0,
+    wiped,
+    skipped,
+    re_fired,
+    re_fire_errors,
+    ...(errors.length > 0 ? { errors } : {}),
+  };
+}
+
+type WipeOutcome =
+  | { kind: 'wiped'; siem: string }
+  | { kind: 'skipped'; siem: string }
+  | { kind: 'failed'; siem: string; message: string };
+
+/** Indexes to wipe on one SIEM: custom ones of its noise jobs first, then its default. */
+export function indexesToWipe(destination: Destination, jobs: readonly NoiseJob[]): string[] {
+  const custom = new Set<string>();
+  for (const job of jobs) {
+    if (!job.targets.includes(destination.name)) continue;
+    for (const archive of job.archives) {
+      if (archive.index_mode !== 'default' && archive.index && archive.index !== destination.index) {
+        custom.add(archive.index);
+      }
+    }
+  }
+  const list = [...custom].sort();
+  if (destination.index) list.push(destination.index);
+  return list;
+}
+
+async function wipeOne(
+  deps: Deps,
+  by: { actor: Actor | null; ip: string | null },
+  destination: Destination,
+  jobs: readonly NoiseJob[],
+): Promise<WipeOutcome> {
+  const siem = destination.name;
+  if (destination.driver === 'syslog_tcp') return { kind: 'skipped', siem };
+  const indexes = indexesToWipe(destination, jobs);
+  const audit = (outcome: AuditEntry['outcome'], details: Record<string, unknown>) =>
+    recordAudit(deps.db, deps.clock.now(), {
+      actor: by.actor,
+      ip: by.ip,
+      action: 'session.wipe',
+      target: siem,
+      outcome,
+      details: { driver: destination.driver, indexes, ...details },
+    });
+  if (!destination.index) {
+    const message = `SIEM "${siem}" has no default index configured, so its events cannot be wiped safely; set its index`;
+    await audit('failure', { error: message }).catch(() => {});
+    return { kind: 'failed', siem, message };
+  }
+  try {
+    // Written before anything is deleted: without an audit record there is no wipe.
+    await audit('started', {});
+  } catch (err) {
+    deps.log.error({ err, siem }, 'Audit record could not be written; wipe not started.');
+    return {
+      kind: 'failed',
+      siem,
+      message: `SIEM "${siem}" was not wiped: the audit record could not be written`,
+    };
+  }
+  if (!deps.createDriver)
+    return { kind: 'failed', siem, message: `No driver is available for ${destination.driver}` };
+  const driver = deps.createDriver(destination);
+  try {
+    const results = await driver.wipe(indexes);
+    const failed = results.filter((r) => !r.ok);
+    const deleted = Object.fromEntries(results.map((r) => [r.index, r.ok ? (r.deleted ?? null) : null]));
+    if (failed.length > 0 || results.length !== indexes.length) {
+      const why =
+        failed.map((r) => `${r.index}: ${r.ok ? '' : r.error}`).join('; ') || 'not every index was wiped';
+      const message = `Wiping SIEM "${siem}" failed: ${why}`;
+      await audit('failure', { deleted, error: message }).catch(() => {});
+      return { kind: 'failed', siem, message };
+    }
+    await audit('success', { deleted }).catch((err: unknown) =>
+      deps.log.error({ err, siem }, 'Audit record of a finished wipe could not be written.'),
+    );
+    return { kind: 'wiped', siem };
+  } catch (err) {
+    const message = `Wiping SIEM "${siem}" failed: ${err instanceof Error ? err.message : String(err)}`;
+    await audit('failure', { error: message }).catch(() => {});
+    return { kind: 'failed', siem, message };
+  } finally {
+    await driver.close().catch(() => {});
+  }
+}
+
+async function reFire(
+  deps: Deps,
+  by: { actor: Actor | null; ip: string | null },
+  jobs: readonly NoiseJob[],
+  wiped: readonly string[],
+  waitMs: number,
+): Promise<Pick<WipeResult, 're_fired' | 're_fire_errors'>> {
+  const re_fire_errors: string[] = [];
+  const bySiem = new Map<string, string[]>();
+  const running: Array<{ job: NoiseJob; done: Promise<DispatchResult> }> = [];
+  for (const job of jobs) {
+    if (!job.enabled || !job.propagate_on_wipe) continue;
+    const targets = job.targets.filter((t) => wiped.includes(t));
+    if (targets.length === 0) continue;
+    try {
+      const handle = await deps.noise.runner.runJob(job.id, {
+        trigger: 'manual',
+        targets,
+        by: { actor: by.actor, ip: by.ip },
+      });
+      for (const t of targets) bySiem.set(t, [...(bySiem.get(t) ?? []), job.id]);
+      running.push({ job, done: handle.done });
+    } catch (err) {
+      re_fire_errors.push(
+        `Noise job "${job.name}" (${job.id}) was not re-fired: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), waitMs);
+    timer.unref();
+  });
+  try {
+    await Promise.all(
+      running.map(async ({ job, done }) => {
+        const result = await Promise.race([done, timeout]);
+        if (result === 'timeout') return; // still running: its outcome lands on its run rows
+        for (const run of result.runs) {
+          if (run.status === 'succeeded') continue;
+          re_fire_errors.push(
+            `Noise job "${job.name}" (${job.id}) re-fired to "${run.siem}" ended ${run.status}${run.error ? `: ${run.error}` : ''}`,
+          );
+        }
+      }),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+  const re_fired = wiped
+    .filter((s) => bySiem.has(s))
+    .map((siem) => ({ siem, job_ids: bySiem.get(siem) ?? [] }));
+  return { re_fired, re_fire_errors };
+}

@@ -1,0 +1,119 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { auditRoutes } from '../audit/audit.routes.ts';
+import { authRoutes } from '../auth/auth.routes.ts';
+import type { AppContext } from '../context.ts';
+import { destinationRoutes } from '../destinations/destination.routes.ts';
+import { exerciseSessionRoutes } from '../exercise-sessions/exercise-session.routes.ts';
+import { noiseRoutes } from '../noise/noise.routes.ts';
+import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
+import { roleRoutes } from '../roles/role.routes.ts';
+import { userRoutes } from '../users/user.routes.ts';
+import { createAuthenticateHook } from './authenticate.ts';
+import { ErrorBody } from './common-schemas.ts';
+import { installErrorHandlers } from './error-handler.ts';
+import { healthRoutes } from './health.routes.ts';
+import type { RouteAuth } from './route-auth.ts';
+import { createValidatorCompiler } from './validator.ts';
+
+/** One registered route and how it is protected. */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  auth: RouteAuth | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered after start-up wiring, with its auth declaration. */
+    routeTable: RouteInfo[];
+  }
+}
+
+/** The application instance with TypeBox typing. */
+export type App = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Assembles the HTTP application from a context; never listens (tests use inject()). */
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // Validation errors name every bad field; unknown fields are errors, not silently dropped.
+    ajv: {
+      customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true },
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON only: refusing text/plain keeps "simple" cross-site form posts away from the API.
+  app.removeContentTypeParser('text/plain');
+  // Validation errors name every bad field; unknown fields are errors, not silently dropped.
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.decorateRequest('actor', null);
+  installErrorHandlers(app as unknown as FastifyInstance);
+  await app.register(cookie);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Socdrill API',
+        version: '0.1.0',
+        description:
+          'Security-operations training lab: ships exercise logs into SIEMs, runs background noise, wipes SIEM data. ' +
+          'Authenticate with the session cookie from POST /login; only POST /api/noise/run also accepts ' +
+          '`Authorization: Bearer <DISPATCH_TOKEN>`. Errors: `{ ok: false, error: { code, message, details? } }`.',
+      },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'socdrill_session' },
+          dispatchToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+
+  // Every route's method, URL and auth declaration, for the authorization matrix test and docs.
+  const routes: RouteInfo[] = [];
+  app.decorate('routeTable', routes);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, url: route.url, auth: route.config?.auth });
+    }
+  });
+  app.addSchema(ErrorBody);
+  app.addHook('onRequest', createAuthenticateHook(ctx));
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  await app.register(healthRoutes);
+  await app.register(authRoutes, { ctx });
+  await app.register(userRoutes, { ctx });
+  await app.register(roleRoutes, { ctx });
+  await app.register(destinationRoutes, { ctx });
+  await app.register(auditRoutes, { ctx });
+  await app.register(exerciseSessionRoutes, { ctx });
+  await app.register(noiseRoutes, { ctx });
+  await app.register(platformStatusRoutes, { ctx });
+
+  app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  return app;
+}

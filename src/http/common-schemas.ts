@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+
+/** decisions.md §3 error body, for OpenAPI. */
+export const ErrorBody = Type.Object(
+  {
+    ok: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'snake_case machine code' }),
+      message: Type.String({ description: 'for a person' }),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { $id: 'ErrorBody', description: 'Every non-2xx JSON response' },
+);
+
+const ref = Type.Unsafe<unknown>({ $ref: 'ErrorBody#' });
+
+/** Response map entries for the given error statuses (all share the ErrorBody schema). */
+export function errors(...statuses: number[]): Record<number, typeof ref> {
+  return Object.fromEntries(statuses.map((s) => [s, ref]));
+}
+
+export const OkBody = Type.Object({ ok: Type.Literal(true) });
+
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -1,0 +1,33 @@
+import { loadConfig, readEnv } from './config.ts';
+import { createContext } from './context.ts';
+import { buildApp } from './http/build-app.ts';
+
+/** Runs the service until SIGINT/SIGTERM, then closes everything in order. */
+export async function serve(): Promise<void> {
+  const config = loadConfig(readEnv());
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    ctx.log.info({ signal }, 'Shutting down.');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close();
+    await ctx.close();
+    clearTimeout(force);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await ctx.close();
+    throw err;
+  }
+  ctx.log.info(
+    { url: config.publicUrl, database: ctx.dbKind, dataDir: config.dataDir },
+    'Socdrill is listening.',
+  );
+}

@@ -1,0 +1,343 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
+import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
+import { createDestination } from '../destinations/destination-service.ts';
+import type { Destination } from '../destinations/destination-types.ts';
+import type { Driver, OutboundEvent, ShipOptions, ShipResult } from '../pipeline/drivers/driver.ts';
+import type { DispatchRequest } from './dispatch-types.ts';
+import { createJob } from './job-service.ts';
+import type { NoiseArchive } from './job-store.ts';
+import { archiveRouting, createNoiseDispatcher } from './noise-dispatcher.ts';
+import { createRunRows, getRuns, markRunsRunning, type RunView } from './run-store.ts';
+
+const t0 = Date.UTC(2024, 0, 10, 8, 0, 0);
+const lines = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `LEEF:1.0|V|P|1|${prefix}${i}|devTime=${t0 + i * 1000}`);
+
+describe('archiveRouting', () => {
+  const base = { id: 'x', name: 'x', enabled: true, tls_verify: true, ca_pem: null };
+  const syslog = (index: string | null) =>
+    ({ ...base, driver: 'syslog_tcp', payload_format: 'leef', index }) as Destination;
+  const bulk = { ...base, driver: 'vendorB_bulk', payload_format: 'ecs', index: 'lab' } as Destination;
+  const hec = (format: 'leef' | 'ecs') =>
+    ({ ...base, driver: 'vendorA_hec', payload_format: format, index: 'main' }) as Destination;
+  const dflt: NoiseArchive = { position: 0, storage_path: 'a.zip', index_mode: 'default', index: null };
+  const own: NoiseArchive = { position: 1, storage_path: 'b.zip', index_mode: 'new', index: 'dns' };
+  const known: NoiseArchive = { position: 2, storage_path: 'c.zip', index_mode: 'existing', index: 'web' };
+
+  it('sends syslog lines labIndex = the archive index, else the destination index, else none', () => {
+    expect(archiveRouting(syslog('lab'), own)).toEqual({
+      index: null,
+      output: { kind: 'leef', labIndex: 'dns' },
+    });
+    expect(archiveRouting(syslog('lab'), dflt)).toEqual({
+      index: null,
+      output: { kind: 'leef', labIndex: 'lab' },
+    });
+    expect(archiveRouting(syslog(null), dflt)).toEqual({
+      index: null,
+      output: { kind: 'leef', labIndex: null },
+    });
+  });
+
+  it('routes bulk documents to the archive index (default: the destination’s) as ECS with labels.labIndex', () => {
+    expect(archiveRouting(bulk, known)).toEqual({ index: 'web', output: { kind: 'ecs', labIndex: 'web' } });
+    expect(archiveRouting(bulk, dflt)).toEqual({ index: null, output: { kind: 'ecs', labIndex: 'lab' } });
+  });
+
+  it('routes HEC events to the archive index in the destination’s payload format, without labIndex', () => {
+    expect(archiveRouting(hec('leef'), own)).toEqual({ index: 'dns', output: { kind: 'leef' } });
+    expect(archiveRouting(hec('ecs'), dflt)).toEqual({ index: null, output: { kind: 'ecs' } });
+  });
+});
+
+/** A driver that takes every event, recording what it got; `onShip` may interfere. */
+function recordingDriver(
+  destination: Destination,
+  log: Array<{ siem: string; index: string | null | undefined; events: OutboundEvent[] }>,
+  onShip?: (call: number, options: ShipOptions) => Promise<void> | void,
+  afterShip?: (call: number) => void,
+): Driver {
+  let calls = 0;
+  return {
+    driver: destination.driver,
+    destination,
+    async ship(batches, options = {}): Promise<ShipResult> {
+      const call = calls++;
+      const events: OutboundEvent[] = [];
+      await onShip?.(call, options);
+      for await (const batch of batches) events.push(...batch);
+      log.push({ siem: destination.name, index: options.index, events });
+      afterShip?.(call);
+      return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [] };
+    },
+    ensureIndex: async (index) => ({ ok: true, index }),
+    wipe: async () => [],
+    check: async () => [],
+    close: async () => {},
+  };
+}
+
+describe('createNoiseDispatcher', () => {
+  let t: TestApp;
+  let jobId: string;
+  const shipped: Array<{ siem: string; index: string | null | undefined; events: OutboundEvent[] }> = [];
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    for (const [name, extra] of [
+      ['syslog-a', { index: null }],
+      ['syslog-b', { index: 'b-default' }],
+      ['syslog-off', { enabled: false }],
+    ] as const) {
+      await createDestination(t.ctx.db, t.ctx.secretBox, {
+        name,
+        driver: 'syslog_tcp',
+        host: '127.0.0.1',
+        port: 9,
+        source_identity: 'lab',
+        ...extra,
+      });
+    }
+    await t.ctx.storage.put(
+      'noise-archives',
+      'one.zip',
+      buildZip([{ name: 'a.log', data: lines('a', 3).join('\n') }]),
+    );
+    await t.ctx.storage.put(
+      'noise-archives',
+      'two.zip',
+      buildZip([{ name: 'b.log', data: lines('b', 2).join('\n') }]),
+    );
+    const job = await createJob(
+      {
+        db: t.ctx.db,
+        clock: t.clock,
+        storage: t.ctx.storage,
+        secretBox: t.ctx.secretBox,
+        createDriver: undefined,
+      },
+      {
+        name: 'two archives',
+        targets: ['syslog-a', 'syslog-b', 'syslog-off'],
+        schedule: { kind: 'interval', interval_seconds: 60 },
+        archives: [
+          { position: 0, storage_path: 'one.zip' },
+          { position: 1, storage_path: 'two.zip', index_mode: 'existing', index: 'two' },
+        ],
+      },
+    );
+    jobId = job.id;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function request(targets: string[]): Promise<DispatchRequest> {
+    const run_ids = await createRunRows(t.ctx.db, { jobId, targets, trigger: 'manual', now: t.clock.now() });
+    // As the runner hands them over: running (progress is written on running rows only).
+    await markRunsRunning(t.ctx.db, Object.values(run_ids), 'test', t.clock.now());
+    return {
+      job_id: jobId,
+      trigger: 'manual',
+      run_ids,
+      archives: [
+        { position: 1, storage_path: 'two.zip' },
+        { position: 0, storage_path: 'one.zip' },
+      ],
+      targets,
+      schedule: { kind: 'interval', interval_seconds: 60 },
+    };
+  }
+  async function rows(
+    req: DispatchRequest,
+  ): Promise<Record<string, Omit<RunView, 'id' | 'job_id' | 'created_at'>>> {
+    const all = await getRuns(t.ctx.db, Object.values(req.run_ids));
+    return Object.fromEntries(
+      all.map(({ id: _id, job_id: _job, created_at: _c, ...rest }) => [rest.siem, rest]),
+    );
+  }
+  const dispatcher = (createDriver: (d: Destination) => Driver, progressIntervalMs = 1000) =>
+    createNoiseDispatcher(
+      {
+        db: t.ctx.db,
+        clock: t.clock,
+        log: t.ctx.log,
+        secretBox: t.ctx.secretBox,
+        storage: t.ctx.storage,
+        config: t.ctx.config,
+        createDriver: () => createDriver,
+      },
+      { progressIntervalMs },
+    );
+
+  it('ships the archives in position order to every target; a disabled or missing target fails alone', async () => {
+    shipped.length = 0;
+    const req = await request(['syslog-a', 'syslog-b', 'syslog-off']);
+    req.targets.push('ghost');
+    req.run_ids.ghost = (
+      await createRunRows(t.ctx.db, { jobId, targets: ['ghost'], trigger: 'manual', now: t.clock.now() })
+    ).ghost as string;
+    const outcome = await dispatcher((d) => recordingDriver(d, shipped))(req, new AbortController().signal);
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-off', 'ghost'] });
+    const bySiem = (siem: string) =>
+      shipped.filter((s) => s.siem === siem).map((s) => s.events.map((e) => e.line?.split('|')[4]));
+    expect(bySiem('syslog-a')).toEqual([
+      ['a0', 'a1', 'a2'],
+      ['b0', 'b1'],
+    ]);
+    // labIndex: none on archive one for a destination without an index; the archive's otherwise.
+    const tail = (siem: string) =>
+      shipped.filter((s) => s.siem === siem).map((s) => s.events[0]?.line?.split('\t').slice(1));
+    expect(tail('syslog-a')).toEqual([[], ['labIndex=two']]);
+    expect(tail('syslog-b')).toEqual([['labIndex=b-default'], ['labIndex=two']]);
+    const r = await rows(req);
+    expect(r['syslog-a']).toMatchObject({
+      status: 'succeeded',
+      events_shipped: 5,
+      events_failed: 0,
+      error: null,
+    });
+    expect(r['syslog-b']).toMatchObject({
+      status: 'succeeded',
+      events_shipped: 5,
+      events_failed: 0,
+      error: null,
+    });
+    expect(r['syslog-off']).toMatchObject({
+      status: 'failed',
+      events_shipped: 0,
+      events_failed: 5,
+      error: 'SIEM destination "syslog-off" is disabled; nothing was sent',
+    });
+    expect(r.ghost).toMatchObject({
+      status: 'failed',
+      events_failed: 5,
+      error: 'SIEM destination "ghost" does not exist',
+    });
+  });
+
+  it('keeps shipping to the others when one target’s driver throws', async () => {
+    shipped.length = 0;
+    const req = await request(['syslog-a', 'syslog-b']);
+    const outcome = await dispatcher((d) =>
+      recordingDriver(d, shipped, (call) => {
+        if (d.name === 'syslog-a' && call === 1) throw new Error('encoder bug');
+      }),
+    )(req, new AbortController().signal);
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-a'] });
+    const r = await rows(req);
+    expect(r['syslog-a']).toMatchObject({
+      status: 'partial',
+      events_shipped: 3,
+      events_failed: 2,
+      error: 'two.zip: the shipment failed: encoder bug',
+    });
+    expect(r['syslog-b']).toMatchObject({ status: 'succeeded', events_shipped: 5 });
+  });
+
+  it('gives up on a target that took nothing of a whole archive, without trying the next ones', async () => {
+    const calls: string[] = [];
+    const req = await request(['syslog-a', 'syslog-b']);
+    const outcome = await dispatcher((d) => {
+      const driver = recordingDriver(d, []);
+      return {
+        ...driver,
+        async ship(batches, options) {
+          calls.push(d.name);
+          if (d.name === 'syslog-a') {
+            let n = 0;
+            for await (const batch of batches) n += batch.length;
+            return {
+              shipped: 0,
+              failed: n,
+              retried: 5,
+              bytes: 0,
+              errors: ['SIEM "syslog-a" tcp://127.0.0.1:9: connection refused'],
+            };
+          }
+          return driver.ship(batches, options);
+        },
+      };
+    })(req, new AbortController().signal);
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-a'] });
+    expect(calls.filter((c) => c === 'syslog-a')).toHaveLength(1);
+    expect(calls.filter((c) => c === 'syslog-b')).toHaveLength(2);
+    const r = await rows(req);
+    expect(r['syslog-a']).toMatchObject({
+      status: 'failed',
+      events_shipped: 0,
+      events_failed: 5,
+      error: 'SIEM "syslog-a" tcp://127.0.0.1:9: connection refused',
+    });
+  });
+
+  it('records progress after each archive', async () => {
+    const req = await request(['syslog-b']);
+    const seen: number[] = [];
+    await dispatcher(
+      (d) =>
+        recordingDriver(d, [], async (call) => {
+          if (call === 0) return;
+          // Wait for the progress write of archive one, made without waiting for it.
+          for (let i = 0; i < 10_000; i++) {
+            const [row] = await getRuns(t.ctx.db, [req.run_ids['syslog-b'] as string]);
+            if (row?.events_shipped === 3) break;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          const [row] = await getRuns(t.ctx.db, [req.run_ids['syslog-b'] as string]);
+          seen.push(row?.events_shipped ?? -1);
+        }),
+      0,
+    )(req, new AbortController().signal);
+    expect(seen).toEqual([3]);
+  });
+
+  it('stops at cancellation, counts the rest failed and says why', async () => {
+    const req = await request(['syslog-a', 'syslog-b']);
+    const controller = new AbortController();
+    const aborted = new Promise((resolve) => controller.signal.addEventListener('abort', resolve));
+    const outcome = await dispatcher((d) =>
+      recordingDriver(
+        d,
+        [],
+        // syslog-a's first shipment starts only once the dispatch was cancelled …
+        async (call) => {
+          if (call === 0 && d.name === 'syslog-a') await aborted;
+        },
+        // … which happens when syslog-b has shipped its first archive.
+        (call) => {
+          if (call === 0 && d.name === 'syslog-b')
+            controller.abort(new Error('the service stopped during the dispatch'));
+        },
+      ),
+    )(req, controller.signal);
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-a', 'syslog-b'] });
+    const r = await rows(req);
+    expect(r['syslog-a']).toMatchObject({
+      status: 'failed',
+      events_shipped: 0,
+      events_failed: 5,
+      error: 'cancelled: the service stopped during the dispatch',
+    });
+    expect(r['syslog-b']).toMatchObject({
+      status: 'partial',
+      events_shipped: 3,
+      events_failed: 2,
+      error: 'cancelled: the service stopped during the dispatch',
+    });
+  });
+
+  it('fails every row when cancelled before shipping', async () => {
+    const req = await request(['syslog-a']);
+    const controller = new AbortController();
+    controller.abort(new Error('the dispatch lost its lease (it expired and the job was taken over)'));
+    await dispatcher((d) => recordingDriver(d, []))(req, controller.signal);
+    expect((await rows(req))['syslog-a']).toMatchObject({
+      status: 'failed',
+      events_shipped: 0,
+      events_failed: 0,
+      error: 'cancelled: the dispatch lost its lease (it expired and the job was taken over)',
+    });
+  });
+});

@@ -1,0 +1,434 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { AuditEntry } from '../audit/audit-log.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError, invalidInput } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { DispatchOutcome, DispatchRequest, DispatchTrigger, NoiseDispatcher } from './dispatch-types.ts';
+import { type Claim, extendLease, releaseLease, takeLease } from './job-lease.ts';
+import { findJob, isLeaseHeld, type NoiseJob } from './job-store.ts';
+import type { RandomSource } from './next-run-at.ts';
+import {
+  createRunRows,
+  failOpenRuns,
+  getRuns,
+  markRunsRunning,
+  type RunView,
+  skipRuns,
+} from './run-store.ts';
+
+/** Error of rows created while a run of the same job was in progress. */
+export const JOB_RUNNING_REASON = 'skipped: a run of this job was already in progress';
+/** Error of rows a dispatcher returned from without giving a final status. */
+export const NO_FINAL_STATUS_ERROR = 'the dispatch ended without writing a final status for this target';
+
+/** Who asked for a dispatch, for the audit log (`'system'` for the scheduler). */
+export interface DispatchBy {
+  actor: AuditEntry['actor'];
+  ip?: string | null;
+}
+
+/** How a dispatch ended: the dispatcher's outcome reconciled with the final run rows. */
+export interface DispatchResult extends DispatchOutcome {
+  runs: RunView[];
+}
+
+/** A dispatch in progress; `done` never rejects. */
+export interface DispatchHandle {
+  job_id: string;
+  run_ids: Record<string, string>;
+  done: Promise<DispatchResult>;
+}
+
+/** Parts the runner uses. */
+export interface NoiseRunnerDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  log: Logger;
+  audit(entry: AuditEntry): Promise<void>;
+  /** The dispatcher to call, read at every dispatch (the context's slot may be replaced). */
+  dispatcher(): NoiseDispatcher;
+  /** Identifies this service instance in lease owners (`<instance>/<dispatch uuid>`). */
+  instanceId: string;
+}
+
+/** Timing of leases; defaults suit production. */
+export interface NoiseRunnerOptions {
+  /** How long a lease lasts without a heartbeat; another instance takes over after it (default 60 s). */
+  leaseMs?: number;
+  /** How often running dispatches extend their lease (default a third of leaseMs). */
+  heartbeatMs?: number;
+  /** How long close() waits for aborted dispatches to end (default 10 s). */
+  shutdownGraceMs?: number;
+  random?: RandomSource;
+}
+
+interface Flight {
+  jobId: string;
+  owner: string;
+  controller: AbortController;
+  done?: Promise<DispatchResult>;
+}
+
+/**
+ * Runs noise dispatches in this process: takes the job's lease, marks the run rows running, calls
+ * the dispatcher, heartbeats the lease meanwhile, then fails rows left open, writes next_run_at
+ * and frees the lease. Every path into a dispatch goes through here — the scheduler, manual runs
+ * (POST /api/noise/jobs/:id/runs), the wipe re-fire and the dispatch route — so "never twice at
+ * once" and the bookkeeping hold for all of them.
+ */
+export class NoiseRunner {
+  readonly leaseMs: number;
+  readonly #deps: NoiseRunnerDeps;
+  readonly #heartbeatMs: number;
+  readonly #graceMs: number;
+  readonly #random: RandomSource;
+  readonly #flights = new Set<Flight>();
+  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(deps: NoiseRunnerDeps, options: NoiseRunnerOptions = {}) {
+    this.#deps = deps;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.leaseMs / 3));
+    this.#graceMs = options.shutdownGraceMs ?? 10_000;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Dispatches running in this process. */
+  get inFlight(): number {
+    return this.#flights.size;
+  }
+
+  /** A new, unique lease owner for one dispatch of this instance. */
+  newOwner(): string {
+    return `${this.#deps.instanceId}/${randomUUID()}`;
+  }
+
+  /**
+   * Creates one `pending` run row per target (all of the job's targets, or the given subset)
+   * without dispatching them: for a caller that dispatches later through dispatch().
+   */
+  async createRuns(
+    jobId: string,
+    opts: { trigger: DispatchTrigger; targets?: readonly string[] },
+  ): Promise<Record<string, string>> {
+    const { db, clock } = this.#deps;
+    const now = clock.now();
+    return db.transaction().execute(async (tx) => {
+      const job = await findJob(tx, jobId);
+      return createRunRows(tx, {
+        jobId,
+        targets: pickTargets(job, opts.targets),
+        trigger: opts.trigger,
+        now,
+      });
+    });
+  }
+
+  /**
+   * Creates one run row per target (all of the job's targets, or the given subset) and starts the
+   * dispatch in the background; `done` resolves when it ended. A job already running gets its new
+   * rows `skipped` and a `409 job_running` naming them. Used by manual runs and the wipe re-fire.
+   */
+  async runJob(
+    jobId: string,
+    opts: { trigger: DispatchTrigger; targets?: readonly string[]; by: DispatchBy },
+  ): Promise<DispatchHandle> {
+    this.#refuseWhenClosed();
+    const { db, clock } = this.#deps;
+    const now = clock.now();
+    const owner = this.newOwner();
+    const started = await db.transaction().execute(async (tx) => {
+      const job = await findJob(tx, jobId, true);
+      const targets = pickTargets(job, opts.targets);
+      const base = { jobId, targets, trigger: opts.trigger, now };
+      if (isLeaseHeld(job, now)) {
+        const run_ids = await createRunRows(tx, { ...base, status: 'skipped', error: JOB_RUNNING_REASON });
+        return { kind: 'running' as const, job, run_ids };
+      }
+      await takeLease(tx, job, owner, now, this.leaseMs);
+      return { kind: 'leased' as const, job, run_ids: await createRunRows(tx, { ...base, owner }) };
+    });
+    if (started.kind === 'running')
+      throw await this.#jobRunning(started.job, started.run_ids, opts.trigger, opts.by);
+    const request = requestFor(started.job, opts.trigger, started.run_ids);
+    return {
+      job_id: jobId,
+      run_ids: started.run_ids,
+      done: this.#execute(started.job, request, owner, opts.by),
+    };
+  }
+
+  /**
+   * Dispatches run rows created beforehand (the body of POST /api/noise/run). Checks that every
+   * target has a pending row of this job; a job already running gets the rows `skipped` and
+   * `409 job_running`. Resolves once the dispatch has started; await `done` for its end.
+   */
+  async dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
+    this.#refuseWhenClosed();
+    const { db, clock } = this.#deps;
+    const bad: Record<string, string> = {};
+    if (request.targets.length === 0) bad.targets = 'must name at least one SIEM';
+    for (const [i, t] of request.targets.entries()) {
+      if (request.run_ids[t] === undefined) bad[`targets.${i}`] = `"${t}" has no entry in run_ids`;
+    }
+    for (const siem of Object.keys(request.run_ids)) {
+      if (!request.targets.includes(siem)) bad[`run_ids.${siem}`] = 'is not one of targets';
+    }
+    if (Object.keys(bad).length > 0) throw invalidInput('Invalid dispatch', bad);
+    const now = clock.now();
+    const owner = this.newOwner();
+    const runIds = Object.values(request.run_ids);
+    const started = await db.transaction().execute(async (tx) => {
+      const job = await findJob(tx, request.job_id, true);
+      for (const [i, t] of request.targets.entries()) {
+        if (!job.targets.includes(t)) bad[`targets.${i}`] = `"${t}" is not a target of job "${job.name}"`;
+      }
+      const rows = await tx.selectFrom('noise_runs').selectAll().where('id', 'in', runIds).execute();
+      const taken: string[] = [];
+      for (const [siem, id] of Object.entries(request.run_ids)) {
+        const row = rows.find((r) => r.id === id);
+        if (!row || row.job_id !== job.id || row.siem !== siem) {
+          bad[`run_ids.${siem}`] = `is not a run row of this job for "${siem}"`;
+        } else if (row.status !== 'pending') taken.push(`${siem} (${row.status})`);
+      }
+      if (Object.keys(bad).length > 0) throw invalidInput('Invalid dispatch', bad);
+      if (taken.length > 0) {
+        throw new AppError('conflict', `Run rows already dispatched: ${taken.join(', ')}`, {
+          details: { run_ids: request.run_ids },
+        });
+      }
+      if (isLeaseHeld(job, now)) {
+        await skipRuns(tx, runIds, JOB_RUNNING_REASON, now);
+        return { kind: 'running' as const, job };
+      }
+      await takeLease(tx, job, owner, now, this.leaseMs);
+      await tx.updateTable('noise_runs').set({ owner }).where('id', 'in', runIds).execute();
+      return { kind: 'leased' as const, job };
+    });
+    if (started.kind === 'running')
+      throw await this.#jobRunning(started.job, request.run_ids, request.trigger, by);
+    return {
+      job_id: started.job.id,
+      run_ids: request.run_ids,
+      done: this.#execute(started.job, request, owner, by),
+    };
+  }
+
+  /** Starts the dispatch of a job the scheduler claimed (lease held, rows pending). */
+  runClaimed(claim: Claim): DispatchHandle {
+    const request = requestFor(claim.job, 'schedule', claim.run_ids);
+    return {
+      job_id: claim.job.id,
+      run_ids: claim.run_ids,
+      done: this.#execute(claim.job, request, claim.owner, { actor: 'system' }),
+    };
+  }
+
+  /**
+   * Extends the lease of every dispatch running here. A dispatch whose lease was lost (it expired
+   * and another instance took the job over) is aborted. Runs on a timer; tests call it directly.
+   */
+  async heartbeat(): Promise<void> {
+    const { db, clock, log } = this.#deps;
+    for (const flight of [...this.#flights]) {
+      try {
+        const held = await extendLease(db, flight.jobId, flight.owner, clock.now(), this.leaseMs);
+        if (!held && !flight.controller.signal.aborted) {
+          log.error(
+            { job_id: flight.jobId, owner: flight.owner },
+            'Noise dispatch lost its lease; stopping it.',
+          );
+          flight.controller.abort(
+            new Error('the dispatch lost its lease (it expired and the job was taken over)'),
+          );
+        }
+      } catch (err) {
+        log.warn({ err, job_id: flight.jobId }, 'Noise dispatch lease could not be extended.');
+      }
+    }
+  }
+
+  /** Resolves once every dispatch running here now has ended (tests, and callers that must wait). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#flights].map((f) => f.done));
+  }
+
+  /** Aborts every dispatch running here and waits (bounded) for them to end. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const dones: Promise<unknown>[] = [];
+    for (const flight of this.#flights) {
+      flight.controller.abort(new Error('the service stopped during the dispatch'));
+      if (flight.done) dones.push(flight.done);
+    }
+    if (dones.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#graceMs);
+      });
+      await Promise.race([Promise.allSettled(dones), grace]);
+      clearTimeout(timer);
+    }
+    this.#stopHeartbeat();
+  }
+
+  #execute(job: NoiseJob, request: DispatchRequest, owner: string, by: DispatchBy): Promise<DispatchResult> {
+    const flight: Flight = { jobId: job.id, owner, controller: new AbortController() };
+    this.#flights.add(flight);
+    this.#startHeartbeat();
+    flight.done = this.#run(job, request, flight, by).finally(() => {
+      this.#flights.delete(flight);
+      if (this.#flights.size === 0) this.#stopHeartbeat();
+    });
+    return flight.done;
+  }
+
+  async #run(
+    job: NoiseJob,
+    request: DispatchRequest,
+    flight: Flight,
+    by: DispatchBy,
+  ): Promise<DispatchResult> {
+    const { db, clock, log } = this.#deps;
+    const runIds = Object.values(request.run_ids);
+    const signal = flight.controller.signal;
+    let error: string | undefined;
+    let reported: DispatchOutcome | undefined;
+    try {
+      await markRunsRunning(db, runIds, flight.owner, clock.now());
+      reported = await this.#deps.dispatcher()(request, signal);
+    } catch (err) {
+      error = signal.aborted ? reasonOf(signal) : `the dispatch failed: ${messageOf(err)}`;
+      log.error({ err, job_id: job.id }, 'Noise dispatch failed.');
+    }
+    const finishedAt = clock.now();
+    let next: number | null = null;
+    try {
+      const left = await failOpenRuns(
+        db,
+        runIds,
+        error ?? (signal.aborted ? reasonOf(signal) : NO_FINAL_STATUS_ERROR),
+        finishedAt,
+      );
+      if (left > 0 && error === undefined) {
+        log.warn({ job_id: job.id, rows: left }, 'Noise dispatch left run rows open; marked failed.');
+      }
+      const release = await releaseLease(db, job.id, flight.owner, finishedAt, this.#random);
+      next = release.next_run_at;
+      if (!release.released) {
+        log.warn({ job_id: job.id, owner: flight.owner }, 'Noise dispatch ended after losing its lease.');
+      }
+    } catch (err) {
+      log.error({ err, job_id: job.id }, 'Noise dispatch bookkeeping failed; the lease will expire.');
+    }
+    const runs = await getRuns(db, runIds).catch(() => [] as RunView[]);
+    const failed = request.targets.filter(
+      (siem) => runs.find((r) => r.id === request.run_ids[siem])?.status !== 'succeeded',
+    );
+    const result: DispatchResult = { ok: failed.length === 0, failed, runs };
+    if (reported && reported.ok !== result.ok) {
+      log.warn({ job_id: job.id, reported, failed }, 'Noise dispatcher outcome disagrees with its run rows.');
+    }
+    await this.#deps.audit({
+      actor: by.actor,
+      ip: by.ip ?? null,
+      action: 'noise.dispatch',
+      target: job.name,
+      outcome: result.ok ? 'success' : 'failure',
+      details: {
+        job_id: job.id,
+        trigger: request.trigger,
+        targets: request.targets,
+        run_ids: request.run_ids,
+        failed,
+        next_run_at: next === null ? null : new Date(next).toISOString(),
+      },
+    });
+    return result;
+  }
+
+  async #jobRunning(
+    job: NoiseJob,
+    runIds: Record<string, string>,
+    trigger: DispatchTrigger,
+    by: DispatchBy,
+  ): Promise<AppError> {
+    await this.#deps.audit({
+      actor: by.actor,
+      ip: by.ip ?? null,
+      action: 'noise.dispatch',
+      target: job.name,
+      outcome: 'failure',
+      details: {
+        job_id: job.id,
+        trigger,
+        targets: Object.keys(runIds),
+        run_ids: runIds,
+        reason: 'job_running',
+      },
+    });
+    return new AppError(
+      'job_running',
+      `Noise job "${job.name}" is already running; the new runs were skipped`,
+      {
+        details: { job_id: job.id, run_ids: runIds },
+      },
+    );
+  }
+
+  #refuseWhenClosed(): void {
+    if (this.#closed)
+      throw new AppError('unavailable', 'The service is stopping; no new noise dispatch starts');
+  }
+
+  #startHeartbeat(): void {
+    if (this.#heartbeatTimer) return;
+    this.#heartbeatTimer = setInterval(() => void this.heartbeat(), this.#heartbeatMs);
+    this.#heartbeatTimer.unref();
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeatTimer);
+    this.#heartbeatTimer = undefined;
+  }
+}
+
+/** The dispatch body for a job's run rows (spec 4.1). */
+export function requestFor(
+  job: NoiseJob,
+  trigger: DispatchTrigger,
+  runIds: Record<string, string>,
+): DispatchRequest {
+  return {
+    job_id: job.id,
+    trigger,
+    run_ids: runIds,
+    archives: job.archives.map((a) => ({ position: a.position, storage_path: a.storage_path })),
+    targets: Object.keys(runIds),
+    schedule: job.schedule,
+  };
+}
+
+function pickTargets(job: NoiseJob, wanted: readonly string[] | undefined): string[] {
+  if (wanted === undefined) return [...job.targets];
+  const unknown = wanted.filter((t) => !job.targets.includes(t));
+  if (unknown.length > 0) {
+    throw invalidInput('Invalid targets', {
+      targets: `${unknown.map((t) => `"${t}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not targets of job "${job.name}"`,
+    });
+  }
+  if (wanted.length === 0) throw invalidInput('Invalid targets', { targets: 'must name at least one SIEM' });
+  return [...new Set(wanted)];
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : 'the dispatch was cancelled';
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

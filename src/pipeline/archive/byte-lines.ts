@@ -1,0 +1,169 @@
+import { isAscii } from 'node:buffer';
+import { AppError } from '../../errors.ts';
+import { quoteName } from './entry-path.ts';
+
+/**
+ * Lines of one buffer as byte ranges: line k is `buf[starts[k], ends[k])`, without its CR/LF.
+ * Nothing is decoded: hot loops search and copy bytes, and decode only what they must.
+ */
+export interface ByteLines {
+  readonly buf: Buffer;
+  readonly starts: number[];
+  readonly ends: number[];
+  /** Every byte of `buf` is ASCII: a line reads the same as Latin-1, byte offsets are character offsets. */
+  readonly ascii: boolean;
+}
+
+/** The lines one chunk completed: the line carried over from earlier chunks first, then its own. */
+export interface ByteLineBatch {
+  readonly segments: readonly ByteLines[];
+  /** Lines over all segments. */
+  readonly count: number;
+}
+
+/**
+ * splitLineBatches without decoding: the same lines (cut at LF, one CR before it dropped, a
+ * leading byte order mark dropped, empty and blank lines skipped, the same length cap and error),
+ * as byte ranges of the chunks they came in. A line split across chunks is copied into a buffer of
+ * its own; every other line stays where the inflater put it. Holds at most one line plus one chunk.
+ */
+export async function* splitByteLines(
+  chunks: AsyncIterable<Uint8Array>,
+  entry: string,
+  maxLineBytes: number,
+): AsyncGenerator<ByteLineBatch> {
+  const splitter = new ByteLineSplitter(entry, maxLineBytes);
+  for await (const chunk of chunks) {
+    const batch = splitter.push(chunk);
+    if (batch.count > 0) yield batch;
+  }
+  const last = splitter.end();
+  if (last.count > 0) yield last;
+}
+
+const NONE: ByteLineBatch = Object.freeze({ segments: Object.freeze([]), count: 0 });
+
+/** Incremental splitter; `push` returns the lines completed by that chunk. */
+export class ByteLineSplitter {
+  readonly #entry: string;
+  readonly #maxLineBytes: number;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #lineNumber = 0;
+
+  constructor(entry: string, maxLineBytes: number) {
+    this.#entry = entry;
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  /** Feeds bytes; a line is complete once its LF has been seen. */
+  push(chunk: Uint8Array): ByteLineBatch {
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let nl = buf.indexOf(0x0a);
+    if (nl < 0 && this.#pendingBytes > 0) {
+      this.#checkLength(this.#pendingBytes + buf.length);
+      this.#pending.push(buf);
+      this.#pendingBytes += buf.length;
+      return NONE;
+    }
+    const segments: ByteLines[] = [];
+    let count = 0;
+    let start = 0;
+    if (this.#pendingBytes > 0) {
+      this.#checkLength(this.#pendingBytes + nl);
+      this.#pending.push(buf.subarray(0, nl));
+      const joined = this.#takePending(this.#pendingBytes + nl);
+      const one = this.#single(joined);
+      if (one !== null) {
+        segments.push(one);
+        count++;
+      }
+      start = nl + 1;
+      nl = buf.indexOf(0x0a, start);
+    }
+    const starts: number[] = [];
+    const ends: number[] = [];
+    while (nl !== -1) {
+      this.#checkLength(nl - start);
+      this.#emit(buf, start, nl, starts, ends);
+      start = nl + 1;
+      nl = buf.indexOf(0x0a, start);
+    }
+    if (start < buf.length) {
+      this.#checkLength(buf.length - start);
+      this.#pending.push(start === 0 ? buf : buf.subarray(start));
+      this.#pendingBytes = buf.length - start;
+    }
+    if (starts.length > 0) {
+      segments.push({ buf, starts, ends, ascii: isAscii(buf) });
+      count += starts.length;
+    }
+    return count === 0 ? NONE : { segments, count };
+  }
+
+  /** Flushes a last line that had no LF. */
+  end(): ByteLineBatch {
+    if (this.#pendingBytes === 0) return NONE;
+    const one = this.#single(this.#takePending(this.#pendingBytes));
+    return one === null ? NONE : { segments: [one], count: 1 };
+  }
+
+  #takePending(length: number): Buffer {
+    const joined = Buffer.concat(this.#pending, length);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    return joined;
+  }
+
+  #single(line: Buffer): ByteLines | null {
+    const starts: number[] = [];
+    const ends: number[] = [];
+    this.#emit(line, 0, line.length, starts, ends);
+    return starts.length === 0 ? null : { buf: line, starts, ends, ascii: isAscii(line) };
+  }
+
+  #emit(buf: Buffer, start: number, end: number, starts: number[], ends: number[]): void {
+    this.#lineNumber++;
+    const stop = end > start && buf[end - 1] === 0x0d ? end - 1 : end;
+    let s = start;
+    if (
+      this.#lineNumber === 1 &&
+      stop - s >= 3 &&
+      buf[s] === 0xef &&
+      buf[s + 1] === 0xbb &&
+      buf[s + 2] === 0xbf
+    ) {
+      s += 3;
+    }
+    if (s === stop) return;
+    // Bytes up to 32 are ASCII characters, so this is the string splitter's blank-line test.
+    if (
+      (buf[s] as number) <= 32 &&
+      (buf[stop - 1] as number) <= 32 &&
+      buf.toString('utf8', s, stop).trim() === ''
+    ) {
+      return;
+    }
+    starts.push(s);
+    ends.push(stop);
+  }
+
+  #checkLength(length: number): void {
+    if (length > this.#maxLineBytes) {
+      throw new AppError(
+        'payload_too_large',
+        `line ${this.#lineNumber + 1} of archive entry ${quoteName(this.#entry)} is longer than ${this.#maxLineBytes} bytes`,
+        { details: { entry: this.#entry, line: this.#lineNumber + 1, limit: this.#maxLineBytes } },
+      );
+    }
+  }
+}
+
+/** Line `k` of `lines` decoded as the string splitter would give it (UTF-8, U+FFFD for invalid bytes). */
+export function lineText(lines: ByteLines, k: number): string {
+  const s = lines.starts[k] as number;
+  const e = lines.ends[k] as number;
+  return lines.ascii ? lines.buf.toString('latin1', s, e) : lines.buf.toString('utf8', s, e);
+}

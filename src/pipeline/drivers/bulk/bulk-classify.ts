@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseRetryAfter } from '../shared/backoff.ts';
+import type { SendOutcome } from '../shared/deliver.ts';
+import { clip } from '../shared/siem-message.ts';
+
+/** `type: reason` of an Elasticsearch/OpenSearch error body, a 406's plain `error`, or clipped text. */
+export function esErrorText(body: string): string {
+  try {
+    const json = JSON.parse(body) as { error?: unknown };
+    const error = json.error;
+    if (typeof error === 'string') return clip(error);
+    if (typeof error === 'object' && error !== null)
+      return clip(errorCause(error as Record<string, unknown>));
+  } catch {
+    // OpenSearch's security plugin and proxies answer plain text.
+  }
+  return clip(body, 200);
+}
+
+/** `type: reason` of one error object, with its `caused_by` reason when there is one. */
+function errorCause(error: Record<string, unknown>): string {
+  const type = typeof error.type === 'string' ? error.type : 'error';
+  const reason = typeof error.reason === 'string' ? error.reason : '';
+  const cause = error.caused_by as { reason?: unknown } | undefined;
+  const deeper = typeof cause?.reason === 'string' && cause.reason !== reason ? ` (${cause.reason})` : '';
+  return `${type}: ${reason}${deeper}`;
+}
+
+/** Item statuses worth another try: the write thread pool was full, or a shard was not there. */
+function retriableItem(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
+ * Maps a `_bulk` answer for a batch of `size` items to a send outcome (protocols-hec-bulk.md 3.4-3.6):
+ * - 200: per item, 2xx is delivered; 409 too — every item is a `create` with this shipment's
+ *   deterministic `_id`, so a conflict means an earlier send of the same item got in; 429 and 5xx
+ *   items are retried; anything else fails that item with its `type: reason`;
+ * - 413: split; 429, 408 and 5xx: retry the whole request;
+ * - 401, 403 and other 4xx (bad credentials, no privilege, no such index with auto-create off, a
+ *   media type the server refuses): every later request would meet the same answer, so stop.
+ */
+export function classifyBulkAnswer(
+  status: number,
+  body: string,
+  headers: IncomingHttpHeaders,
+  size: number,
+  now: number,
+): SendOutcome {
+  if (status === 200) return classifyItems(body, size);
+  const reason = `HTTP ${status} ${esErrorText(body)}`.trim();
+  if (status === 413) return { kind: 'split', reason };
+  if (status === 408 || status === 429 || status >= 500) {
+    return { kind: 'retry', reason, afterMs: parseRetryAfter(headers['retry-after'], now) };
+  }
+  if (status === 401 || status === 403)
+    return { kind: 'stop', reason: `${reason} (credentials refused or lacking privileges)` };
+  return { kind: 'stop', reason };
+}
+
+function classifyItems(body: string, size: number): SendOutcome {
+  let json: { errors?: unknown; items?: unknown };
+  try {
+    json = JSON.parse(body) as typeof json;
+  } catch {
+    return { kind: 'reject', reason: `the _bulk answer is not JSON: ${clip(body, 120)}` };
+  }
+  const items = json.items;
+  if (!Array.isArray(items) || items.length !== size) {
+    return {
+      kind: 'reject',
+      reason: `the _bulk answer lists ${Array.isArray(items) ? items.length : 'no'} items for ${size} sent`,
+    };
+  }
+  if (json.errors === false) return { kind: 'ok' };
+  const accepted: number[] = [];
+  const retry: number[] = [];
+  const failed: Array<{ at: number; reason: string }> = [];
+  let retryReason: string | undefined;
+  for (let i = 0; i < size; i++) {
+    const item = items[i] as Record<string, { status?: unknown; error?: unknown }> | undefined;
+    const result = item ? (item.create ?? Object.values(item)[0]) : undefined;
+    const itemStatus = typeof result?.status === 'number' ? result.status : 0;
+    if ((itemStatus >= 200 && itemStatus < 300) || itemStatus === 409) accepted.push(i);
+    else if (retriableItem(itemStatus)) {
+      retry.push(i);
+      retryReason ??= `document rejected: HTTP ${itemStatus} ${itemError(result?.error)}`;
+    } else failed.push({ at: i, reason: `document refused: HTTP ${itemStatus} ${itemError(result?.error)}` });
+  }
+  return { kind: 'partial', accepted, failed, retry, resend: [], ...(retryReason ? { retryReason } : {}) };
+}
+
+function itemError(error: unknown): string {
+  if (typeof error === 'object' && error !== null) return clip(errorCause(error as Record<string, unknown>));
+  return 'no error detail';
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
+
+describe('createBulkEncoder', () => {
+  it('writes a create action with the index and a position-based _id, then the document, each line ending in \\n', () => {
+    const encode = createBulkEncoder('lab-events', 'Abc123-');
+    const doc = { '@timestamp': '2026-03-01T12:00:00.000Z', message: 'ü "quoted"' };
+    const text =
+      '{"create":{"_index":"lab-events","_id":"Abc123-z"}}\n' +
+      '{"@timestamp":"2026-03-01T12:00:00.000Z","message":"ü \\"quoted\\""}\n';
+    expect(encode({ doc, time: null }, 35)).toEqual({ text, size: text.length });
+  });
+
+  it('gives identical documents distinct ids, and the same position the same id', () => {
+    const encode = createBulkEncoder('i', 'p-');
+    const doc = { a: 1 };
+    const first = encode({ doc, time: null }, 0) as { text: string };
+    const second = encode({ doc, time: null }, 1) as { text: string };
+    expect(first.text).not.toBe(second.text);
+    expect((encode({ doc, time: null }, 0) as { text: string }).text).toBe(first.text);
+  });
+
+  it('sends a document given as JSON text byte for byte (rebased archive documents)', () => {
+    const encode = createBulkEncoder('lab', 'p-');
+    const json = '{"@timestamp":"2026-03-01T12:00:00+02:00","n":12345678901234567890}';
+    const text = `{"create":{"_index":"lab","_id":"p-0"}}\n${json}\n`;
+    expect(encode({ json, time: null }, 0)).toEqual({ text, size: text.length });
+  });
+
+  it('refuses an event without a document', () => {
+    expect(createBulkEncoder('i', 'p-')({ line: 'LEEF:2.0|', time: null }, 0)).toEqual({
+      error: 'event has no ECS document',
+    });
+  });
+});
+
+describe('newIdPrefix', () => {
+  it('is 12 URL-safe characters and a dash, different each time', () => {
+    const a = newIdPrefix();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{12}-$/);
+    expect(newIdPrefix()).not.toBe(a);
+  });
+});

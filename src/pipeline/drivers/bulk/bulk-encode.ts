@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { EncodeEvent } from '../shared/ship-loop.ts';
+
+/**
+ * A prefix for the `_id`s of one shipment: 72 random bits, so shipments never collide while every
+ * retry inside one reuses the same ids.
+ */
+export function newIdPrefix(): string {
+  return `${randomBytes(9).toString('base64url')}-`;
+}
+
+/**
+ * Builds the `_bulk` NDJSON encoder of a shipment: for each ECS document a `create` action line and
+ * the document as `_source`, both ending in `\n` (so a body of whole items always ends with the
+ * newline the API requires). `create` works for plain indexes and data streams alike.
+ *
+ * The `_id` is the shipment's prefix plus the event's position, deterministic within the shipment:
+ * a batch re-sent after a lost answer meets 409 instead of indexing twice (reliability-notes 1.3),
+ * and two identical documents of one archive stay two documents (a hash of the content would merge
+ * them and break the count). A new shipment of the same archive gets new ids: that is a new run.
+ */
+export function createBulkEncoder(index: string, idPrefix: string): EncodeEvent {
+  const head = `{"create":{"_index":${JSON.stringify(index)},"_id":"${idPrefix}`;
+  return (event, seq) => {
+    // Rebased archive documents arrive as JSON text (one line, validated when read); others as objects.
+    const source =
+      typeof event.json === 'string'
+        ? event.json
+        : typeof event.doc === 'object' && event.doc !== null
+          ? JSON.stringify(event.doc)
+          : undefined;
+    if (source === undefined) return { error: 'event has no ECS document' };
+    const text = `${head}${seq.toString(36)}"}}\n${source}\n`;
+    return { text, size: text.length };
+  };
+}

@@ -1,0 +1,78 @@
+import type { OutboundEvent } from '../driver.ts';
+import { type DeliverContext, deliverBatch, type EncodedEvent, type SendBatch } from './deliver.ts';
+
+/** How a shipment is cut into requests and how many run at once. */
+export interface BatchLimits {
+  /** Most events per request. */
+  readonly maxEvents: number;
+  /** Most payload per request before compression, in characters (see EncodedEvent); one larger event still goes alone. */
+  readonly maxBytes: number;
+  /** Requests in flight at once. */
+  readonly concurrency: number;
+}
+
+/** Turns one event into its wire form, or a reason it cannot be sent. */
+export type EncodeEvent = (event: OutboundEvent, seq: number) => EncodedEvent | { readonly error: string };
+
+/**
+ * Runs a shipment: pulls the caller's batches, encodes each event, cuts requests by count and bytes,
+ * keeps at most `concurrency` in flight and pulls no further input while the window is full (the
+ * back-pressure that bounds memory to about concurrency × maxBytes). On a stop, the rest of the
+ * input is still read and counted failed, so the caller's totals add up; on cancellation the input
+ * is left unread and what was taken but not acknowledged is counted failed.
+ */
+export async function runShipment(
+  input: AsyncIterable<readonly OutboundEvent[]>,
+  encode: EncodeEvent,
+  send: SendBatch,
+  limits: BatchLimits,
+  ctx: DeliverContext,
+): Promise<void> {
+  const { ledger, signal } = ctx;
+  const inFlight = new Set<Promise<void>>();
+  let current: EncodedEvent[] = [];
+  let currentBytes = 0;
+  let seq = 0;
+
+  /** Sends the current batch once a slot is free; waiting here is the back-pressure on the input. */
+  const flush = async () => {
+    const batch = current;
+    current = [];
+    currentBytes = 0;
+    while (inFlight.size >= limits.concurrency) await Promise.race(inFlight);
+    const p = deliverBatch(batch, send, ctx).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+
+  try {
+    for await (const events of input) {
+      if (signal.aborted) {
+        ledger.fail(events.length, ctx.describe('cancelled'));
+        break;
+      }
+      if (ledger.stopReason !== undefined) {
+        ledger.fail(events.length, ledger.stopReason);
+        continue;
+      }
+      for (const event of events) {
+        const encoded = encode(event, seq++);
+        if ('error' in encoded) {
+          ledger.fail(1, ctx.describe(encoded.error));
+          continue;
+        }
+        if (current.length > 0 && currentBytes + encoded.size > limits.maxBytes) await flush();
+        current.push(encoded);
+        currentBytes += encoded.size;
+        // A full batch goes out at once rather than waiting for the next event to arrive.
+        if (current.length >= limits.maxEvents || currentBytes >= limits.maxBytes) await flush();
+      }
+    }
+    if (current.length > 0) await flush();
+  } catch (err) {
+    // The input itself failed (a programming error upstream): settle what is out, then rethrow.
+    ledger.fail(current.length, ctx.describe('not sent: the event source failed'));
+    await Promise.allSettled(inFlight);
+    throw err;
+  }
+  await Promise.allSettled(inFlight);
+}

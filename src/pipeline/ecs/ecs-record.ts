@@ -1,0 +1,93 @@
+import { AppError } from '../../errors.ts';
+import { quoteName } from '../archive/entry-path.ts';
+import type { EcsDocument } from './ecs-fields.ts';
+import { readEcsTimeText, readEcsTimeValue, shiftEcsTimeText, shiftEcsTimeValue } from './ecs-time.ts';
+import type { TimeSpan } from './scan-ecs-json.ts';
+
+/** One ECS document as read from an entry: one-line JSON text plus where its time values are. */
+export interface EcsRecord {
+  /** Entry path, for messages. */
+  readonly entry: string;
+  /** 1-based line of the entry where the document starts. */
+  readonly line: number;
+  /** The document as one line of JSON, ready for NDJSON (`.json` input is compacted). */
+  readonly text: string;
+  /** Time field value tokens in `text`, in document order. */
+  readonly times: readonly TimeSpan[];
+}
+
+/** Event time of a record (`@timestamp`; the last one if repeated, as JSON.parse would), or null. */
+export function ecsRecordTime(record: EcsRecord): number | null {
+  const { times, text } = record;
+  for (let k = times.length - 1; k >= 0; k--) {
+    const span = times[k]!;
+    if (span.field !== '@timestamp') continue;
+    // Fast path straight from the text; a value spelled with escapes (never in practice) is decoded.
+    if (text.charCodeAt(span.start) === 0x22) {
+      const read = readEcsTimeText(text, span.start + 1, span.end - 1);
+      return read !== null || !hasEscape(text, span) ? read : readEcsTimeValue(tokenValue(text, span));
+    }
+    return readEcsTimeValue(Number(text.slice(span.start, span.end)));
+  }
+  return null;
+}
+
+/**
+ * The record's text with every readable time field moved by `shiftMs`, each in its own notation
+ * (see shiftEcsTimeValue); the text itself when the record has no readable event time. Only the
+ * value tokens change: everything else reaches the SIEM byte for byte.
+ */
+export function shiftEcsRecord(record: EcsRecord, shiftMs: number): string {
+  const { times, text } = record;
+  let out = '';
+  let from = 0;
+  // The last @timestamp decides whether the event has a time (as JSON.parse would keep the last).
+  let hasTime = false;
+  for (let k = 0; k < times.length; k++) {
+    const span = times[k]!;
+    const replacement = shiftToken(text, span, shiftMs);
+    if (span.field === '@timestamp') hasTime = replacement !== null;
+    if (replacement === null) continue;
+    out += text.slice(from, span.start) + replacement;
+    from = span.end;
+  }
+  return !hasTime || from === 0 ? text : out + text.slice(from);
+}
+
+/** The shifted token (with quotes for a string), or null when it is not a readable date. */
+function shiftToken(text: string, span: TimeSpan, shiftMs: number): string | null {
+  if (text.charCodeAt(span.start) !== 0x22) {
+    const shifted = shiftEcsTimeValue(Number(text.slice(span.start, span.end)), shiftMs);
+    return shifted === null ? null : String(shifted);
+  }
+  const shifted = shiftEcsTimeText(text, span.start + 1, span.end - 1, shiftMs);
+  if (shifted !== null) return `"${shifted}"`;
+  // A value spelled with escapes (never seen in practice) is decoded first.
+  const decoded = hasEscape(text, span) ? shiftEcsTimeValue(tokenValue(text, span), shiftMs) : null;
+  return decoded === null ? null : `"${decoded}"`;
+}
+
+/** The record as an object (for conversion to LEEF); its text was validated, so this does not throw. */
+export function parseEcsRecord(record: EcsRecord): EcsDocument {
+  return JSON.parse(record.text) as EcsDocument;
+}
+
+/** `archive_invalid` for a document that is not a JSON object, naming entry and line. */
+export function invalidDocument(entry: string, line: number, why: string): AppError {
+  return new AppError(
+    'archive_invalid',
+    `line ${line} of archive entry ${quoteName(entry)} is not a JSON object: ${why}`,
+    {
+      details: { entry, line },
+    },
+  );
+}
+
+function tokenValue(text: string, span: TimeSpan): string {
+  return JSON.parse(text.slice(span.start, span.end)) as string;
+}
+
+function hasEscape(text: string, span: TimeSpan): boolean {
+  for (let k = span.start + 1; k < span.end - 1; k++) if (text.charCodeAt(k) === 0x5c) return true;
+  return false;
+}

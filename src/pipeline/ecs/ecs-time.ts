@@ -1,0 +1,239 @@
+/**
+ * ECS date values: ISO 8601 strings (as Elasticsearch's `strict_date_optional_time` writes them),
+ * epoch milliseconds as JSON numbers, and epoch milliseconds as digit strings (`epoch_millis`).
+ * A shifted value is written the way it was read: same zone notation and offset, same separator,
+ * same number of fraction digits (digits beyond milliseconds are kept as they were), number stays
+ * number. Years outside 1000-9999 are not read, so a value never changes its width.
+ */
+
+/** Epoch milliseconds of an ECS date value, or null when it is not a readable date. */
+export function readEcsTimeValue(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string') return null;
+  return readEcsTimeText(value, 0, value.length);
+}
+
+/**
+ * The value moved by `shiftMs`, in its own notation; null when it is not a readable date or the
+ * result would leave the years the notation can hold. A value with fewer than three fraction digits
+ * (or none) can only move in its own unit: it moves by `shiftMs` rounded down to that unit, so it
+ * never lands later than the exact shift would put it.
+ */
+export function shiftEcsTimeValue(value: unknown, shiftMs: number): string | number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value + shiftMs : null;
+  if (typeof value !== 'string') return null;
+  return shiftEcsTimeText(value, 0, value.length, shiftMs);
+}
+
+/** The smallest step a value's notation can express (1 ms when it has 3 or more fraction digits). */
+export function ecsTimeUnitMs(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? 1 : null;
+  if (typeof value !== 'string') return null;
+  if (isEpochDigits(value, 0, value.length)) return 1;
+  return parseIso(value, 0, value.length)?.unitMs ?? null;
+}
+
+/** readEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
+export function readEcsTimeText(text: string, from: number, to: number): number | null {
+  if (isEpochDigits(text, from, to)) return Number(text.slice(from, to));
+  return parseIso(text, from, to)?.utcMs ?? null;
+}
+
+/** shiftEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
+export function shiftEcsTimeText(text: string, from: number, to: number, shiftMs: number): string | null {
+  if (isEpochDigits(text, from, to)) {
+    const shifted = Number(text.slice(from, to)) + shiftMs;
+    return shifted >= 0 && Number.isSafeInteger(shifted) ? String(shifted) : null;
+  }
+  const iso = parseIso(text, from, to);
+  if (iso === null) return null;
+  const unit = iso.unitMs;
+  return formatIso(iso, iso.utcMs + Math.floor(shiftMs / unit) * unit, text, to);
+}
+
+interface IsoTime {
+  readonly utcMs: number;
+  /** Offset of the written local time from UTC, in ms. */
+  readonly offsetMs: number;
+  /** Between date and time: `T`, `t` or a space. */
+  readonly separator: string;
+  readonly hasSeconds: boolean;
+  readonly fractionSeparator: string;
+  /** Fraction digits that carry milliseconds (at most 3). */
+  readonly msDigits: number;
+  /** Where the unchanged tail starts: fraction digits beyond milliseconds, then the zone. */
+  readonly tailStart: number;
+  readonly unitMs: number;
+}
+
+const DAY_MS = 86_400_000;
+const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+// Up to 4 digits Elasticsearch reads as a year, not as epoch milliseconds; 15 keeps it a safe integer.
+function isEpochDigits(s: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length < 5 || length > 15) return false;
+  for (let k = from; k < to; k++) if (!isDigit(s.charCodeAt(k))) return false;
+  return true;
+}
+
+/**
+ * Parses `YYYY-MM-DD(T|t| )hh:mm[:ss[(.|,)f{1,9}]][Z|z|±hh|±hhmm|±hh:mm]` in `s[from, to)` by
+ * character codes: this runs for every time field of every event, where a regex, slices and Date
+ * objects cost too much.
+ */
+function parseIso(s: string, from: number, to: number): IsoTime | null {
+  if (to - from < 16) return null;
+  const year = digits(s, from, 4);
+  const month = digits(s, from + 5, 2);
+  const day = digits(s, from + 8, 2);
+  const sep = s.charCodeAt(from + 10);
+  const hour = digits(s, from + 11, 2);
+  const minute = digits(s, from + 14, 2);
+  if (year < 1000 || s.charCodeAt(from + 4) !== 45 || s.charCodeAt(from + 7) !== 45) return null;
+  if (s.charCodeAt(from + 13) !== 58 || (sep !== 84 && sep !== 116 && sep !== 32)) return null;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour < 0 || hour > 23)
+    return null;
+  if (minute < 0 || minute > 59) return null;
+  let i = from + 16;
+  let second = 0;
+  let hasSeconds = false;
+  let fractionSeparator = '';
+  let msDigits = 0;
+  let fractionDigits = 0;
+  let ms = 0;
+  if (s.charCodeAt(i) === 58 && i < to) {
+    second = digits(s, i + 1, 2);
+    if (second < 0 || second > 59) return null;
+    hasSeconds = true;
+    i += 3;
+    const f = s.charCodeAt(i);
+    if ((f === 46 || f === 44) && i < to) {
+      fractionSeparator = f === 46 ? '.' : ',';
+      let k = i + 1;
+      while (k < to && isDigit(s.charCodeAt(k))) k++;
+      fractionDigits = k - i - 1;
+      if (fractionDigits === 0 || fractionDigits > 9) return null;
+      msDigits = Math.min(fractionDigits, 3);
+      const first = digits(s, i + 1, msDigits);
+      ms = msDigits === 1 ? first * 100 : msDigits === 2 ? first * 10 : first;
+      i += 1 + msDigits;
+      // Sub-millisecond digits stay as they were: they are part of the tail.
+      i += fractionDigits - msDigits;
+    }
+  }
+  const tailStart = i - (fractionDigits - msDigits);
+  let offsetMs = 0;
+  if (i < to) {
+    const z = s.charCodeAt(i);
+    if (z === 90 || z === 122) {
+      if (i + 1 !== to) return null;
+    } else if (z === 43 || z === 45) {
+      const hh = digits(s, i + 1, 2);
+      let mm = 0;
+      if (to === i + 5) mm = digits(s, i + 3, 2);
+      else if (to === i + 6 && s.charCodeAt(i + 3) === 58) mm = digits(s, i + 4, 2);
+      else if (to !== i + 3) return null;
+      if (hh < 0 || hh > 23 || mm < 0 || mm > 59) return null;
+      offsetMs = (z === 45 ? -1 : 1) * (hh * 60 + mm) * 60_000;
+    } else {
+      return null;
+    }
+  }
+  const localMs = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  return {
+    utcMs: localMs - offsetMs,
+    offsetMs,
+    separator: sep === 84 ? 'T' : sep === 116 ? 't' : ' ',
+    hasSeconds,
+    fractionSeparator,
+    msDigits,
+    tailStart,
+    unitMs: msDigits === 3 ? 1 : msDigits === 2 ? 10 : msDigits === 1 ? 100 : hasSeconds ? 1000 : 60_000,
+  };
+}
+
+/** Writes `utcMs` the way `iso` was written; the tail (sub-ms digits, zone) is copied from `s`. */
+function formatIso(iso: IsoTime, utcMs: number, s: string, to: number): string | null {
+  const local = utcMs + iso.offsetMs;
+  const days = Math.floor(local / DAY_MS);
+  let rest = local - days * DAY_MS;
+  const date = dateOfDays(days);
+  if (date === null) return null;
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  let out = `${date}${iso.separator}${PAD2[hour]}:${PAD2[minute]}`;
+  if (iso.hasSeconds) {
+    const second = Math.floor(rest / 1000);
+    out += `:${PAD2[second]}`;
+    if (iso.msDigits > 0) {
+      const ms = PAD3[rest - second * 1000]!;
+      out += iso.fractionSeparator + (iso.msDigits === 3 ? ms : ms.slice(0, iso.msDigits));
+    }
+  }
+  return iso.tailStart < to ? out + s.slice(iso.tailStart, to) : out;
+}
+
+// Consecutive events mostly fall on the same day: remember the last date read.
+let lastCivil = -1;
+let lastCivilDays = 0;
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const key = (year * 16 + month) * 32 + day;
+  if (key === lastCivil) return lastCivilDays;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  lastCivil = key;
+  lastCivilDays = era * 146_097 + doe - 719_468;
+  return lastCivilDays;
+}
+
+// Consecutive events mostly fall on the same day: remember the last date written.
+let lastDays = Number.NaN;
+let lastDate: string | null = null;
+
+/** `YYYY-MM-DD` of a day number, or null outside years 1000-9999 (civil_from_days). */
+function dateOfDays(days: number): string | null {
+  if (days === lastDays) return lastDate;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  lastDays = days;
+  lastDate = year < 1000 || year > 9999 ? null : `${year}-${PAD2[month]}-${PAD2[day]}`;
+  return lastDate;
+}
+
+/** Decimal value of `count` digits at `at`, or -1 if any is not a digit. */
+function digits(s: string, at: number, count: number): number {
+  let v = 0;
+  for (let k = at; k < at + count; k++) {
+    const c = s.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { memoryEntry } from '../../../test/fixtures/archives/memory-entry.ts';
+import { ecsRecordTime, shiftEcsRecord } from './ecs-record.ts';
+import { EcsTwoPassReader, readEcsDocuments, readEcsRecords } from './read-ecs-records.ts';
+
+async function texts(entry: ReturnType<typeof memoryEntry>): Promise<Array<[number, string]>> {
+  const out: Array<[number, string]> = [];
+  for await (const r of readEcsRecords(entry)) out.push([r.line, r.text]);
+  return out;
+}
+
+describe('readEcsRecords', () => {
+  it('reads one object per NDJSON line, ignoring blank lines, with CRLF and no final newline', async () => {
+    const entry = memoryEntry('logs/a.ndjson', '{"a":1}\r\n\r\n  \n{"b":"é"}\r\n{"c":3}', 3);
+    expect(await texts(entry)).toEqual([
+      [1, '{"a":1}'],
+      [4, '{"b":"é"}'],
+      [5, '{"c":3}'],
+    ]);
+  });
+
+  it('names the entry and line of a bad NDJSON line', async () => {
+    const entry = memoryEntry('logs/a.ndjson', '{"a":1}\n\n{"b":2,}\n');
+    await expect(texts(entry)).rejects.toMatchObject({
+      code: 'archive_invalid',
+      details: { entry: 'logs/a.ndjson', line: 3 },
+      message:
+        'line 3 of archive entry "logs/a.ndjson" is not a JSON object: expected a property name at character 8',
+    });
+  });
+
+  it('refuses an NDJSON line holding an array or a scalar', async () => {
+    await expect(texts(memoryEntry('a.ndjson', '[{"a":1}]\n'))).rejects.toMatchObject({
+      details: { line: 1 },
+    });
+    await expect(texts(memoryEntry('a.ndjson', '{"a":1}\n42\n'))).rejects.toMatchObject({
+      details: { line: 2 },
+    });
+  });
+
+  it('reads a .json array and a .json object', async () => {
+    expect(await texts(memoryEntry('a.JSON', '[\n {"a": 1},\n {"b": 2}\n]'))).toEqual([
+      [2, '{"a":1}'],
+      [3, '{"b":2}'],
+    ]);
+    expect(await texts(memoryEntry('b.json', '{\n "@timestamp": "2024-05-01T00:00:00Z"\n}\n'))).toEqual([
+      [1, '{"@timestamp":"2024-05-01T00:00:00Z"}'],
+    ]);
+  });
+
+  it('names the entry and line of a bad document inside a .json array', async () => {
+    await expect(texts(memoryEntry('a.json', '[\n{"a":1},\n{"b":tru}\n]'))).rejects.toMatchObject({
+      code: 'archive_invalid',
+      details: { entry: 'a.json', line: 3 },
+    });
+  });
+
+  it('gives objects through readEcsDocuments', async () => {
+    const docs: unknown[] = [];
+    for await (const d of readEcsDocuments(memoryEntry('a.ndjson', '{"a":{"b":[1]}}\n'))) docs.push(d);
+    expect(docs).toEqual([{ a: { b: [1] } }]);
+  });
+});
+
+describe('EcsTwoPassReader', () => {
+  const ndjson = Array.from(
+    { length: 50 },
+    (_, i) =>
+      `{"@timestamp":"2024-05-01T12:00:${String(i).padStart(2, '0')}.000Z","event":{"created":${1714564800000 + i}},"n":${i}}`,
+  ).join('\n');
+
+  async function rebase(reader: EcsTwoPassReader, text: string, path = 'a.ndjson'): Promise<string[]> {
+    let newest = Number.NEGATIVE_INFINITY;
+    for await (const batch of reader.firstPass(memoryEntry(path, text, 64))) {
+      for (const r of batch) newest = Math.max(newest, ecsRecordTime(r) ?? newest);
+    }
+    const out: string[] = [];
+    for await (const batch of reader.secondPass(memoryEntry(path, text, 64))) {
+      for (const r of batch) out.push(shiftEcsRecord(r, Date.UTC(2030, 0, 1) - newest));
+    }
+    return out;
+  }
+
+  it('shifts in the second pass exactly as a validating read would', async () => {
+    const expected: string[] = [];
+    for await (const r of readEcsRecords(memoryEntry('a.ndjson', ndjson))) {
+      expected.push(shiftEcsRecord(r, Date.UTC(2030, 0, 1) - Date.UTC(2024, 4, 1, 12, 0, 49)));
+    }
+    expect(await rebase(new EcsTwoPassReader(), ndjson)).toEqual(expected);
+    expect(expected[49]).toBe(
+      '{"@timestamp":"2030-01-01T00:00:00.000Z","event":{"created":1893455951049},"n":49}',
+    );
+  });
+
+  it('locates times again for documents beyond its memory budget, with the same result', async () => {
+    expect(await rebase(new EcsTwoPassReader(20), ndjson)).toEqual(
+      await rebase(new EcsTwoPassReader(), ndjson),
+    );
+  });
+
+  it('refuses a second pass over an entry whose first pass did not complete', async () => {
+    const reader = new EcsTwoPassReader();
+    for await (const _ of reader.firstPass(memoryEntry('a.ndjson', ndjson))) break;
+    const second = reader.secondPass(memoryEntry('a.ndjson', ndjson));
+    await expect(second.next()).rejects.toThrow('before a complete first pass');
+  });
+});

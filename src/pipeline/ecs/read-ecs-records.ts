@@ -1,0 +1,110 @@
+import type { ArchiveEntry } from '../archive/archive-entry.ts';
+import type { LineBatch } from '../archive/split-lines.ts';
+import type { EcsDocument } from './ecs-fields.ts';
+import { type EcsRecord, invalidDocument, parseEcsRecord } from './ecs-record.ts';
+import { locateEcsTimes, scanEcsJson } from './scan-ecs-json.ts';
+import { DEFAULT_SPAN_MEMO_SLOTS, type SpanBudget, SpanMemo } from './span-memo.ts';
+import { JsonDocumentSplitter } from './split-json-documents.ts';
+
+/**
+ * The documents of an ECS entry, validated, in order and in batches (one per inflated chunk, so a
+ * hot loop awaits once per batch rather than once per event). A `.json` entry holds one object, an
+ * array of objects or objects one after another; any other entry (`.ndjson`) holds one object per
+ * line, blank lines ignored. A line or document that is not a JSON object is `archive_invalid`
+ * naming the entry and line. Records carry their text and time positions: no parse is needed to
+ * rebase them.
+ */
+export async function* readEcsRecordBatches(entry: ArchiveEntry): AsyncGenerator<EcsRecord[]> {
+  for await (const { texts, numbers } of documentTexts(entry)) {
+    const records = new Array<EcsRecord>(texts.length);
+    for (let k = 0; k < texts.length; k++) {
+      const text = texts[k]!;
+      const scan = scanEcsJson(text);
+      if (!scan.ok) throw invalidDocument(entry.path, numbers[k]!, scan.error);
+      records[k] = { entry: entry.path, line: numbers[k]!, text, times: scan.spans };
+    }
+    yield records;
+  }
+}
+
+/** The documents of an ECS entry one by one (see readEcsRecordBatches). */
+export async function* readEcsRecords(entry: ArchiveEntry): AsyncGenerator<EcsRecord> {
+  for await (const batch of readEcsRecordBatches(entry)) yield* batch;
+}
+
+/** The documents of an ECS entry as objects (see readEcsRecordBatches); for conversion and inspection. */
+export async function* readEcsDocuments(entry: ArchiveEntry): AsyncGenerator<EcsDocument> {
+  for await (const batch of readEcsRecordBatches(entry))
+    for (const record of batch) yield parseEcsRecord(record);
+}
+
+/**
+ * Reads the ECS entries of one archive twice, as a rebase does: the first pass validates every
+ * document (for the latest event time), the second yields the same records for shifting. The
+ * second pass neither validates (the archive bytes are immutable and were validated) nor locates
+ * time fields again: the first pass remembers where they are (see SpanMemo), within a memory
+ * budget past which they are located again. Use one reader per archive.
+ */
+export class EcsTwoPassReader {
+  readonly #memos = new Map<string, SpanMemo>();
+  readonly #budget: SpanBudget;
+
+  constructor(memoSlots = DEFAULT_SPAN_MEMO_SLOTS) {
+    this.#budget = { slots: memoSlots };
+  }
+
+  /** First pass over an entry: validated records (see readEcsRecordBatches). */
+  async *firstPass(entry: ArchiveEntry): AsyncGenerator<EcsRecord[]> {
+    const path = entry.path;
+    const memo = new SpanMemo(this.#budget);
+    for await (const { texts, numbers } of documentTexts(entry)) {
+      const records = new Array<EcsRecord>(texts.length);
+      for (let k = 0; k < texts.length; k++) {
+        const text = texts[k]!;
+        const scan = scanEcsJson(text);
+        if (!scan.ok) throw invalidDocument(path, numbers[k]!, scan.error);
+        memo.add(scan.spans);
+        records[k] = { entry: path, line: numbers[k]!, text, times: scan.spans };
+      }
+      yield records;
+    }
+    this.#memos.set(path, memo);
+  }
+
+  /** Second pass over an entry whose first pass this reader completed. */
+  async *secondPass(entry: ArchiveEntry): AsyncGenerator<EcsRecord[]> {
+    const path = entry.path;
+    const memo = this.#memos.get(path);
+    if (memo === undefined)
+      throw new Error(`second pass over ${JSON.stringify(path)} before a complete first pass`);
+    memo.rewind();
+    let index = 0;
+    for await (const { texts, numbers } of documentTexts(entry)) {
+      const records = new Array<EcsRecord>(texts.length);
+      for (let k = 0; k < texts.length; k++) {
+        const text = texts[k]!;
+        const times = index < memo.documents ? memo.next() : locateEcsTimes(text);
+        index++;
+        records[k] = { entry: path, line: numbers[k]!, text, times };
+      }
+      yield records;
+    }
+  }
+}
+
+/** Document texts of an entry with their lines: NDJSON lines, or the documents of a `.json`. */
+async function* documentTexts(entry: ArchiveEntry): AsyncGenerator<LineBatch> {
+  if (!/\.json$/i.test(entry.path)) {
+    yield* entry.lineBatches();
+    return;
+  }
+  const splitter = new JsonDocumentSplitter(entry.path, entry.maxLineLength);
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of entry.bytes()) {
+    const batch = splitter.push(decoder.decode(chunk, { stream: true }));
+    if (batch.texts.length > 0) yield batch;
+  }
+  const last = splitter.push(decoder.decode());
+  splitter.end();
+  if (last.texts.length > 0) yield last;
+}

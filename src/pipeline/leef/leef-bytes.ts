@@ -1,0 +1,373 @@
+// The LEEF layout scan of leef-layout.ts on bytes: the same answers for a line held as UTF-8 bytes
+// `buf[s, e)` whose bytes are all ASCII (then every byte is one character and offsets agree).
+// Callers check that first and take the string functions for any other line. Reads past the
+// line answer -1, which fails every test a character would fail (as charCodeAt's NaN does there).
+
+import { delimiterOf } from './leef-layout.ts';
+
+/** Where the parts of a LEEF line are, as byte offsets into the buffer (see LeefLayout). */
+export interface LeefByteLayout {
+  /** Offset of `LEEF:`. */
+  start: number;
+  /** Offset of the first attribute byte. */
+  attrStart: number;
+  /** Where trailing CRs begin (the line's end when there are none). */
+  end: number;
+  /** The attribute delimiter as a string (one UTF-16 unit). */
+  delimiter: string;
+  /** The delimiter's byte, or -2 when it is not ASCII (it then cannot occur in an ASCII line). */
+  delimiterByte: number;
+  /** LEEF 1.0-style label rules: no field 6 and not the PAN-OS `|` quirk. */
+  noDelimiterField: boolean;
+}
+
+/** A layout record to fill (one per caller). */
+export function newLeefByteLayout(): LeefByteLayout {
+  return { start: 0, attrStart: 0, end: 0, delimiter: '\t', delimiterByte: 9, noDelimiterField: true };
+}
+
+const MAX_CANDIDATES = 4;
+const PIPE = 124;
+
+/**
+ * scanLeefInto for the ASCII line `buf[s, e)`: `first` is the offset of the first `LEEF:` at or
+ * after `s` (or any value >= e when there is none; see leefStartIn). False when the line holds
+ * no LEEF header.
+ */
+export function scanLeefBytes(
+  buf: Buffer,
+  s: number,
+  e: number,
+  first: number,
+  out: LeefByteLayout,
+): boolean {
+  let end = e;
+  while (end > s && buf[end - 1] === 13) end--;
+  let start = first;
+  for (let attempt = 0; attempt < MAX_CANDIDATES && start >= s && start < end; attempt++) {
+    if (layoutAt(buf, start, end, e, out)) return true;
+    start = leefStartIn(buf, start + 1, e);
+  }
+  return false;
+}
+
+function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefByteLayout): boolean {
+  const v = start + 5;
+  const c = v < e ? (buf[v] as number) : -1;
+  if (c < 48 || c > 57) return false;
+  let versionEnd = v + 1;
+  while (versionEnd < end && versionEnd - v <= 8 && buf[versionEnd] !== PIPE) versionEnd++;
+  if (versionEnd >= end || buf[versionEnd] !== PIPE) return false;
+  const vendorEnd = headerPipe(buf, versionEnd + 1, end);
+  if (vendorEnd < 0) return false;
+  const productEnd = headerPipe(buf, vendorEnd + 1, end);
+  if (productEnd < 0) return false;
+  const productVersionEnd = headerPipe(buf, productEnd + 1, end);
+  if (productVersionEnd < 0) return false;
+  const eventIdEnd = headerPipe(buf, productVersionEnd + 1, end);
+  if (eventIdEnd < 0) return false;
+
+  let attrStart = eventIdEnd + 1;
+  let hasField = false;
+  let delimiter = '\t';
+  if (c === 50) {
+    if (attrStart + 1 < end && buf[attrStart] === PIPE && buf[attrStart + 1] === PIPE) {
+      hasField = true;
+      delimiter = '|';
+      attrStart += 2;
+    } else {
+      // A field 6 longer than 6 characters is no delimiter spec (delimiterAt), so look no further.
+      let q = attrStart;
+      const stop = Math.min(end, attrStart + 7);
+      while (q < stop && buf[q] !== PIPE) q++;
+      if (q < stop) {
+        const d = delimiterBetween(buf, attrStart, q);
+        if (d !== null) {
+          hasField = true;
+          delimiter = d;
+          attrStart = q + 1;
+        }
+      }
+    }
+  } else if (indexIn(buf, 9, attrStart, end) < 0) {
+    // LEEF 1.0 without a TAB: the PAN-OS `|` quirk when the first chunk before a `|` is `k=v`.
+    const pipe = indexIn(buf, PIPE, attrStart, end);
+    if (pipe >= 0) {
+      const eq = indexIn(buf, 61, attrStart, end);
+      if (eq > attrStart && eq < pipe) delimiter = '|';
+    }
+  }
+  const code = delimiter.charCodeAt(0);
+  out.start = start;
+  out.attrStart = attrStart;
+  out.end = end;
+  out.delimiter = delimiter;
+  out.delimiterByte = code < 128 ? code : -2;
+  out.noDelimiterField = !hasField && delimiter !== '|';
+  return true;
+}
+
+/** The delimiter field 6 `buf[from, to)` names, or null (delimiterAt of leef-layout.ts). */
+function delimiterBetween(buf: Buffer, from: number, to: number): string | null {
+  const n = to - from;
+  if (n === 0) return '\t';
+  if (n === 1) return CHARS[buf[from] as number] as string;
+  if (n > 6) return null;
+  // Spelled-out fields (`x09`, `0x5E`) repeat line after line: keep the last one.
+  if (n === lastField.length && bytesEqual(buf, from, to, lastField)) return lastFieldDelimiter;
+  const d = delimiterOf(buf.toString('latin1', from, to));
+  lastField = Buffer.from(buf.subarray(from, to));
+  lastFieldDelimiter = d;
+  return d;
+}
+
+let lastField = Buffer.alloc(0);
+let lastFieldDelimiter: string | null = null;
+
+const CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+
+/** The `|` ending a header field at or after `from`, before `end` (`\|` is part of the field), or -1. */
+function headerPipe(buf: Buffer, from: number, end: number): number {
+  let i = indexIn(buf, PIPE, from, end);
+  while (i > from && buf[i - 1] === 92) i = indexIn(buf, PIPE, i + 1, end);
+  return i;
+}
+
+/**
+ * Offset of `byte` in `buf[from, to)`, or -1. Reads four bytes at a time through a DataView (a
+ * word holds the byte when `w ^ repeated` has a zero byte; the lowest flagged byte is the first
+ * one): lines are scanned in JavaScript, and a native search per field would cost more in calls
+ * than it saves.
+ */
+export function indexIn(buf: Buffer, byte: number, from: number, to: number): number {
+  let i = from;
+  if (to - from >= 8) {
+    const dv = viewOf(buf);
+    const repeated = byte * 0x01010101;
+    const last = to - 4;
+    for (; i <= last; i += 4) {
+      const w = dv.getUint32(i, true) ^ repeated;
+      const found = (w - 0x01010101) & ~w & 0x80808080;
+      if (found !== 0) return i + ((31 - Math.clz32(found & -found)) >> 3);
+    }
+  }
+  for (; i < to; i++) if (buf[i] === byte) return i;
+  return -1;
+}
+
+let viewBuf: Buffer | null = null;
+let view = new DataView(new ArrayBuffer(0));
+
+/** A DataView over `buf` (the last one is kept: lines of one buffer come one after another). */
+function viewOf(buf: Buffer): DataView {
+  if (buf !== viewBuf) {
+    viewBuf = buf;
+    view = new DataView(buf.buffer as ArrayBuffer, buf.byteOffset, buf.length);
+  }
+  return view;
+}
+
+/**
+ * valueEnd of leef-layout.ts on bytes: end of the attribute value starting at `from` — the next
+ * delimiter that starts a `k=v` chunk, or the start of a trailing run of delimiters, or `end`.
+ */
+export function valueEndBytes(buf: Buffer, from: number, end: number, delimiter: number): number {
+  let p = from;
+  for (;;) {
+    const d = indexIn(buf, delimiter, p, end);
+    if (d < 0) return end;
+    let chunkStart = d + 1;
+    while (chunkStart < end && buf[chunkStart] === delimiter) chunkStart++;
+    if (chunkStart >= end) return d;
+    // The chunk up to its `=` (a key is short) or the next delimiter, whichever comes first.
+    let i = chunkStart;
+    for (; i < end; i++) {
+      const c = buf[i];
+      if (c === delimiter) break;
+      if (c === 61) return chunkStart - 1;
+    }
+    if (i >= end) return end;
+    p = i;
+  }
+}
+
+/**
+ * Finds occurrences of a needle that most lines lack (`devTimeFormat=`, `labIndex=`, CR) in one
+ * buffer, line after line. Each call searches the whole buffer from `from` once and remembers the
+ * hit, so a needle missing from a chunk costs one search for all its lines. Calls with a `from`
+ * lower than the last one search again.
+ */
+export class NeedleCursor {
+  readonly #needle: Buffer;
+  #buf: Buffer | null = null;
+  #from = 0;
+  #hit = 0;
+
+  constructor(needle: string) {
+    this.#needle = Buffer.from(needle, 'latin1');
+  }
+
+  /** First offset >= `from` where the needle starts in `buf`, or `buf.length` when none. */
+  at(buf: Buffer, from: number): number {
+    if (buf !== this.#buf || from < this.#from) {
+      this.#buf = buf;
+      this.#hit = -1;
+    }
+    this.#from = from;
+    if (this.#hit < from) {
+      const hit = buf.indexOf(this.#needle, from);
+      this.#hit = hit < 0 ? buf.length : hit;
+    }
+    return this.#hit;
+  }
+}
+
+/**
+ * findValue of leef-layout.ts on bytes for a needle most lines have (`devTime=`): searched within
+ * the line, first right at the first attribute, then by its byte `needle[anchor]` (best a rare
+ * one) four bytes at a time. Same answer as findValueBytes.
+ */
+export function findValueInLine(buf: Buffer, L: LeefByteLayout, needle: Buffer, anchor: number): number {
+  const { attrStart, end, delimiterByte } = L;
+  const n = needle.length;
+  if (attrStart + n > end) return -1;
+  if (prefixEqual(buf, attrStart, needle, n)) return attrStart + n;
+  const a = needle[anchor] as number;
+  let p = attrStart + 1 + anchor;
+  for (;;) {
+    p = indexIn(buf, a, p, end);
+    if (p < 0) return -1;
+    const i = p - anchor;
+    if (i + n > end) return -1;
+    if (buf[i - 1] === delimiterByte && prefixEqual(buf, i, needle, n)) return i + n;
+    p++;
+  }
+}
+
+/**
+ * findValueInLine for the keys that start after `from` (a chunk starting at `from` or before is
+ * not looked at): the value's offset, or -1. Kept apart from findValueInLine on purpose: making
+ * that one call this measured 3-4 % slower on the epoch path, the hottest loop of a shipment.
+ */
+export function findValueAfter(
+  buf: Buffer,
+  L: LeefByteLayout,
+  needle: Buffer,
+  anchor: number,
+  from: number,
+): number {
+  const { end, delimiterByte } = L;
+  const n = needle.length;
+  const a = needle[anchor] as number;
+  let p = from + 1 + anchor;
+  for (;;) {
+    p = indexIn(buf, a, p, end);
+    if (p < 0) return -1;
+    const i = p - anchor;
+    if (i + n > end) return -1;
+    if (buf[i - 1] === delimiterByte && prefixEqual(buf, i, needle, n)) return i + n;
+    p++;
+  }
+}
+
+/** Offset of the first `LEEF:` in `buf[s, e)`, or `e` (a loop: it stands near the start). */
+export function leefStartIn(buf: Buffer, s: number, e: number): number {
+  const last = e - 5;
+  for (let i = s; i <= last; i++) {
+    if (buf[i] === 76 && buf[i + 1] === 69 && buf[i + 2] === 69 && buf[i + 3] === 70 && buf[i + 4] === 58)
+      return i;
+  }
+  return e;
+}
+
+/**
+ * findValue of leef-layout.ts on bytes: offset of the value after `key=` in the first attribute
+ * chunk that starts with it, or -1. `cursor` searches for `key=`.
+ */
+export function findValueBytes(
+  buf: Buffer,
+  L: LeefByteLayout,
+  cursor: NeedleCursor,
+  needleLength: number,
+): number {
+  const { attrStart, end, delimiterByte } = L;
+  let i = cursor.at(buf, attrStart);
+  while (i + needleLength <= end) {
+    if (i === attrStart || buf[i - 1] === delimiterByte) return i + needleLength;
+    i = cursor.at(buf, i + 1);
+  }
+  return -1;
+}
+
+/** Epoch value of `buf[start, end)` in ms when it is 10 or 13 ASCII digits, else -1 (epochMsAt). */
+export function epochMsBytes(buf: Buffer, start: number, end: number): number {
+  const digits = end - start;
+  if (digits !== 13 && digits !== 10) return -1;
+  // Two small integers: 13-digit values are not small integers in V8.
+  let hi = 0;
+  let lo = 0;
+  const split = end - 7;
+  for (let i = start; i < end; i++) {
+    const c = (buf[i] as number) - 48;
+    if (c < 0 || c > 9) return -1;
+    if (i < split) hi = hi * 10 + c;
+    else lo = lo * 10 + c;
+  }
+  const value = hi * 10_000_000 + lo;
+  return digits === 10 ? value * 1000 : value;
+}
+
+/**
+ * Writes `value` (a non-negative integer below 10^15) in decimal with exactly `digits` digits
+ * (zero-padded; `digits` must be enough) at `pos`; returns the offset after it (epochDigits).
+ */
+export function writeDigits(out: Buffer, pos: number, value: number, digits: number): number {
+  // Two int32 halves: modulo and division on doubles are several times slower.
+  let hi = Math.floor(value / 10_000_000) | 0;
+  let lo = (value - hi * 10_000_000) | 0;
+  let i = pos + digits - 1;
+  for (let n = 0; n < 7 && i >= pos; n++, i--) {
+    const q = (lo / 10) | 0;
+    out[i] = 48 + lo - q * 10;
+    lo = q;
+  }
+  for (; i >= pos; i--) {
+    const q = (hi / 10) | 0;
+    out[i] = 48 + hi - q * 10;
+    hi = q;
+  }
+  return pos + digits;
+}
+
+/** Decimal digits of a non-negative integer below 10^16 (at least 1). */
+export function digitCount(value: number): number {
+  let n = 1;
+  let p = 10;
+  while (value >= p && n < 16) {
+    p *= 10;
+    n++;
+  }
+  return n;
+}
+
+/** Whether `buf[s, e)` equals `other` byte for byte. */
+export function bytesEqual(buf: Buffer, s: number, e: number, other: Buffer): boolean {
+  return e - s === other.length && prefixEqual(buf, s, other, other.length);
+}
+
+/** Whether `buf[s, s + n)` equals the first `n` bytes of `other`. */
+export function prefixEqual(buf: Buffer, s: number, other: Buffer, n: number): boolean {
+  for (let i = 0; i < n; i++) if (buf[s + i] !== other[i]) return false;
+  return true;
+}
+
+/**
+ * Writes the ASCII string `text` at `out[pos]` (one byte per character); returns the offset after
+ * it. A loop: for the short texts written per line (timestamps) it beats Buffer.write, which
+ * crosses into C++ and first flattens a concatenated string.
+ */
+export function writeAscii(out: Buffer, pos: number, text: string): number {
+  const n = text.length;
+  for (let i = 0; i < n; i++) out[pos + i] = text.charCodeAt(i);
+  return pos + n;
+}

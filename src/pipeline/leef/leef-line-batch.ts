@@ -1,0 +1,96 @@
+// A batch of LEEF events in pass 2 of a shipment, as drivers receive it: the rebased events, plus
+// `leefLines`, the same lines as bytes with what pass 2 needs (the shift, pass 1's context, the
+// labIndex). A driver that writes bytes (syslog_tcp) claims the lines: from then on the batches
+// of that pass come without event objects, and no string is built for a line it can write as
+// bytes. Every other consumer reads the events as before.
+
+import type { ByteLines } from '../archive/byte-lines.ts';
+import type { OutboundEvent } from '../drivers/driver.ts';
+import { isAsciiLine, type LeefLineReader, type LineIndexes } from './leef-line-reader.ts';
+import { type RebaseContext, shiftLine } from './leef-rebase.ts';
+import { setAttribute } from './set-attribute.ts';
+
+/** The lines of one batch as bytes, and how pass 2 turns them into events. */
+export interface LeefLines {
+  readonly segments: readonly ByteLines[];
+  /** Lines over all segments; equals the batch's length. */
+  readonly count: number;
+  /** The shipment's shift. */
+  readonly shiftMs: number;
+  /** Pass 1's context (its referenceMs places year-less times); lastEventMs is scratch. */
+  readonly ctx: RebaseContext;
+  /** `labIndex=` value set on every line, or null. */
+  readonly labIndex: string | null;
+  /** What pass 1 found about these lines, when it kept it (see LineIndexes). */
+  readonly indexes: LineIndexes | null;
+  /**
+   * Called by the consumer of the pass when it writes the lines from these bytes: the following
+   * batches of the pass then hold no event objects (their length still counts the events), so no
+   * string is built that nobody reads. Wrappers between the pass and its consumer must pass
+   * batches through untouched.
+   */
+  claim(): void;
+}
+
+/** A batch of one pass: its events, and for LEEF the same lines as bytes. */
+export type LeefBatch = OutboundEvent[] & { readonly leefLines: LeefLines };
+
+/** The events of `lines` (rebased and labelled now, ASCII lines from their bytes), with the lines attached. */
+export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): LeefBatch {
+  const events = new Array<OutboundEvent>(lines.count) as LeefBatch;
+  const rebased: RebasedLine = { line: '', time: null };
+  let k = 0;
+  for (const segment of lines.segments) {
+    const index = lines.indexes === null ? null : lines.indexes.find(segment);
+    for (let j = 0; j < segment.starts.length; j++) {
+      rebasedLine(lines, reader, segment, j, rebased, index);
+      events[k++] = { line: rebased.line, time: rebased.time };
+    }
+  }
+  (events as { leefLines: LeefLines }).leefLines = lines;
+  return events;
+}
+
+/** A batch for a consumer that claimed the lines: `lines.count` empty slots and the lines. */
+export function leefBytesBatch(lines: LeefLines): LeefBatch {
+  const events = new Array<OutboundEvent>(lines.count) as LeefBatch;
+  (events as { leefLines: LeefLines }).leefLines = lines;
+  return events;
+}
+
+/** A rebased line and its event time (see rebasedLine). */
+export interface RebasedLine {
+  line: string;
+  time: number | null;
+}
+
+/**
+ * Line `j` of `segment` rebased (shiftLine) and labelled (setAttribute) and its event time, into
+ * `out`: from the bytes with `reader` for an ASCII line (with `index`, pass 1's findings for the
+ * segment, when there are), else decoded and through shiftLine.
+ */
+export function rebasedLine(
+  lines: LeefLines,
+  reader: LeefLineReader,
+  segment: ByteLines,
+  j: number,
+  out: RebasedLine,
+  index: Int32Array | null = null,
+): RebasedLine {
+  const s = segment.starts[j] as number;
+  const e = segment.ends[j] as number;
+  let line: string;
+  let time: number | null;
+  if (isAsciiLine(segment, j)) {
+    reader.shift(segment.buf, s, e, lines.shiftMs, lines.ctx, index, j);
+    line = reader.shiftedText(segment.buf, s, e);
+    time = reader.eventMs;
+  } else {
+    line = shiftLine(segment.buf.toString('utf8', s, e), lines.shiftMs, lines.ctx);
+    time = lines.ctx.lastEventMs;
+  }
+  if (lines.labIndex !== null) line = setAttribute(line, 'labIndex', lines.labIndex);
+  out.line = line;
+  out.time = time;
+  return out;
+}

@@ -1,0 +1,513 @@
+// Both rebase passes on lines held as bytes (see byte-lines.ts), for ASCII lines: the same times,
+// spans and rewritten values as readEventTime and shiftLine of leef-rebase.ts, found by searching
+// bytes instead of building a string per line. Epoch devTime (the common case) is read and written
+// without any string; other values are decoded as the short slices they are. Lines with other bytes
+// than ASCII go to the string functions (the caller checks; see isAsciiLine).
+
+import { isAscii } from 'node:buffer';
+import type { ByteLines } from '../archive/byte-lines.ts';
+import { newSyslogHeader, type SyslogHeader } from '../syslog/detect-syslog-header.ts';
+import { detectSyslogHeaderBytes, mayStartHeaderByte } from '../syslog/detect-syslog-header-bytes.ts';
+import { compileDateFormat, type DateFormat } from '../time/date-format.ts';
+import { readDevTime, readDevTimeWith } from '../time/devtime.ts';
+import { epochDigits } from '../time/epoch-time.ts';
+import { readIso } from '../time/iso-time.ts';
+import { type ParsedTime, writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
+import { readRfc3164Time } from '../time/rfc3164-time.ts';
+import {
+  bytesEqual,
+  epochMsBytes,
+  findValueAfter,
+  findValueBytes,
+  findValueInLine,
+  type LeefByteLayout,
+  leefStartIn,
+  NeedleCursor,
+  newLeefByteLayout,
+  prefixEqual,
+  scanLeefBytes,
+  valueEndBytes,
+} from './leef-bytes.ts';
+import type { RebaseContext } from './leef-rebase.ts';
+
+/**
+ * Pass 1's findings about the lines of one chunk, kept for pass 2 as long as the chunk itself is
+ * kept (the archive reader replays kept chunks as the same Buffer objects). They are positions
+ * only — where `LEEF:`, the attributes and the devTime value start, the delimiter, whether the
+ * value is epoch — never times: pass 2 reads year-less values against another reference. Four
+ * numbers (16 bytes) per line; pass 2 then neither scans the LEEF header nor searches devTime.
+ */
+export class LineIndexes {
+  readonly #byChunk = new WeakMap<Buffer, Int32Array>();
+
+  /** A new index for `lines` (filled by LeefLineReader.eventTime). */
+  create(lines: ByteLines): Int32Array {
+    const count = lines.starts.length;
+    // -1 everywhere: a line pass 1 did not record (not ASCII) is read again in pass 2.
+    const index = new Int32Array(INDEX_HEADER + INDEX_STRIDE * count).fill(-1);
+    index[0] = count;
+    index[1] = count > 0 ? (lines.starts[0] as number) : -1;
+    this.#byChunk.set(lines.buf, index);
+    return index;
+  }
+
+  /** The index made for the same lines of the same chunk, or null. */
+  find(lines: ByteLines): Int32Array | null {
+    const index = this.#byChunk.get(lines.buf);
+    if (index === undefined) return null;
+    const count = lines.starts.length;
+    return index[0] === count && index[1] === (count > 0 ? lines.starts[0] : -1) ? index : null;
+  }
+}
+
+const DEV_TIME = Buffer.from('devTime=', 'latin1');
+const DEV_TIME_FORMAT = Buffer.from('devTimeFormat=', 'latin1');
+// A delimiter among these bytes can split `devTime=` itself: devTime() then searches the whole line.
+const DEV_TIME_BYTES = new Set(DEV_TIME);
+const INDEX_HEADER = 2;
+const INDEX_STRIDE = 4;
+const KIND_EPOCH = 1;
+const KIND_OTHER = 2;
+const DELIMITER_CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+
+/** Whether line `k` of `lines` is all ASCII (the condition for every byte-level reader). */
+export function isAsciiLine(lines: ByteLines, k: number): boolean {
+  return lines.ascii || isAscii(lines.buf.subarray(lines.starts[k], lines.ends[k]));
+}
+
+const HEADER_CACHE_WINDOW_MS = 150 * 86_400_000;
+const MAX_PATTERNS = 8;
+
+/** What devTime() found. */
+export const DEV_NONE = 0;
+export const DEV_EPOCH = 1;
+export const DEV_PARSED = 2;
+export const DEV_UNREADABLE = 3;
+
+/**
+ * Reads LEEF lines held as bytes, one after another (calls for later lines of the same buffer are
+ * cheapest). Not reentrant; results are left in its public fields.
+ */
+export class LeefLineReader {
+  /** Layout of the last line layout() accepted. */
+  readonly L: LeefByteLayout = newLeefByteLayout();
+  /** Header detection of the last headerTime() call. */
+  readonly H: SyslogHeader = newSyslogHeader();
+
+  // devTime(): the value's span and what it denotes.
+  devStart = -1;
+  devEnd = -1;
+  devMs = Number.NaN;
+  /** 10 or 13 for an epoch value. */
+  devDigits = 0;
+  devParsed: ParsedTime | null = null;
+
+  // headerTime(): the timestamp's span and reading.
+  tsStart = -1;
+  tsEnd = -1;
+  tsParsed: ParsedTime | null = null;
+
+  // shift(): the rewritten values (null: unchanged) and the event time the line carries after it.
+  /** Rewritten devTime text (epoch values: see devValue), or null when unchanged. */
+  devText: string | null = null;
+  /** Epoch devTime after the shift (digits to write, devDigits wide), or -1. */
+  devValue = -1;
+  tsText: string | null = null;
+  eventMs: number | null = null;
+
+  readonly #fmt = new NeedleCursor('devTimeFormat=');
+  #fmtSeen = false;
+  // devTimeFormat values repeat: recent patterns by their bytes.
+  readonly #patterns: PatternSlot[] = [];
+  #patternNext = 0;
+  // The last RFC 3164 header timestamp read (it repeats for every event of a second).
+  readonly #tsRaw = Buffer.alloc(32);
+  #tsRawLength = -1;
+  #tsRef = Number.NaN;
+  #tsNearest = false;
+  #tsParsedLast: ParsedTime | null = null;
+  // The last header timestamp written, by the ParsedTime and shift it was written for.
+  #tsOutFor: ParsedTime | null = null;
+  #tsOutShift = Number.NaN;
+  #tsOut: string | null = null;
+
+  /** scanLeefInto for the ASCII line `buf[s, e)`; fills L. */
+  layout(buf: Buffer, s: number, e: number): boolean {
+    const first =
+      e - s >= 5 &&
+      buf[s] === 76 &&
+      buf[s + 1] === 69 &&
+      buf[s + 2] === 69 &&
+      buf[s + 3] === 70 &&
+      buf[s + 4] === 58
+        ? s
+        : leefStartIn(buf, s, e);
+    return scanLeefBytes(buf, s, e, first, this.L);
+  }
+
+  /**
+   * devTime of the LEEF line laid out in L (readDevTimeAt): DEV_NONE without a devTime attribute,
+   * DEV_EPOCH (devMs, devDigits), DEV_PARSED (devParsed, devMs) or DEV_UNREADABLE.
+   */
+  devTime(buf: Buffer, referenceMs: number): number {
+    const L = this.L;
+    this.devParsed = null;
+    // Archives that carry devTimeFormat carry it on (nearly) every line: after a line with one, it
+    // is searched first, within the line (anchored on `F`) rather than by a native search per line.
+    let fs = -2;
+    let fe = -1;
+    let vs: number;
+    if (this.#fmtSeen) {
+      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7);
+      this.#fmtSeen = fs >= 0;
+    }
+    if (fs === L.attrStart + DEV_TIME_FORMAT.length && !DEV_TIME_BYTES.has(L.delimiterByte)) {
+      // devTimeFormat is the first attribute: no `devTime=` chunk starts inside it (one would
+      // end its value), so the search starts after its value.
+      fe = valueEndBytes(buf, fs, L.end, L.delimiterByte);
+      vs = findValueAfter(buf, L, DEV_TIME, 3, fe);
+    } else {
+      // Anchored on `T`, rarer in attributes than the other letters of the key.
+      vs = findValueInLine(buf, L, DEV_TIME, 3);
+    }
+    if (vs < 0) return DEV_NONE;
+    return this.#readDev(buf, vs, valueEndBytes(buf, vs, L.end, L.delimiterByte), fs, fe, referenceMs);
+  }
+
+  /**
+   * The rest of devTime() for the value `buf[vs, ve)`: `fs` is where the devTimeFormat value
+   * starts (-1: none, -2: not searched yet), `fe` its end (-1: not known yet).
+   */
+  #readDev(buf: Buffer, vs: number, ve: number, fs: number, fe: number, referenceMs: number): number {
+    const L = this.L;
+    this.devStart = vs;
+    this.devEnd = ve;
+    if (fs === -2) {
+      fs = this.#fmtSeen
+        ? findValueInLine(buf, L, DEV_TIME_FORMAT, 7)
+        : findValueBytes(buf, L, this.#fmt, 14);
+      this.#fmtSeen = fs >= 0;
+    }
+    let parsed: ParsedTime | null;
+    if (fs < 0) {
+      const epoch = epochMsBytes(buf, vs, ve);
+      if (epoch >= 0) {
+        this.devMs = epoch;
+        this.devDigits = ve - vs;
+        return DEV_EPOCH;
+      }
+      parsed = readDevTime(buf.toString('latin1', vs, ve), null, referenceMs);
+    } else {
+      if (fe < 0) fe = valueEndBytes(buf, fs, L.end, L.delimiterByte);
+      parsed =
+        fe === fs
+          ? readDevTime(buf.toString('latin1', vs, ve), '', referenceMs)
+          : this.#readFormatted(buf, vs, ve, fs, fe, referenceMs);
+    }
+    if (parsed === null) return DEV_UNREADABLE;
+    this.devParsed = parsed;
+    this.devMs = parsed.ms;
+    return DEV_PARSED;
+  }
+
+  /**
+   * The header timestamp of the ASCII line `buf[s, e)` ending before `limit` (readHeaderTimeAt
+   * with `nearest`): true with tsStart, tsEnd and tsParsed set. H always holds the detection
+   * (kind 'nonstandard', start `s` when the line cannot start with a header).
+   */
+  headerTime(
+    buf: Buffer,
+    s: number,
+    e: number,
+    limit: number,
+    referenceMs: number,
+    nearest: boolean,
+  ): boolean {
+    const H = this.H;
+    this.tsParsed = null;
+    if (!mayStartHeaderByte(buf[s] as number)) {
+      H.kind = 'nonstandard';
+      H.start = s;
+      H.end = s;
+      H.timestampStart = -1;
+      H.timestampEnd = -1;
+      return false;
+    }
+    detectSyslogHeaderBytes(buf, s, e, H);
+    if (H.timestampStart < 0 || H.timestampEnd > limit) return false;
+    const ts = H.timestampStart;
+    const te = H.timestampEnd;
+    this.tsStart = ts;
+    this.tsEnd = te;
+    const rfc3164 = H.kind === 'rfc3164';
+    if (!rfc3164) {
+      this.tsParsed = readIso(buf.toString('latin1', ts, te));
+      return this.tsParsed !== null;
+    }
+    // The same text read the same way gives the same time: the year a reference picks stays the
+    // same while the reference moves less than 150 days (nearest) or not at all.
+    const last = this.#tsParsedLast;
+    if (
+      last !== null &&
+      te - ts === this.#tsRawLength &&
+      nearest === this.#tsNearest &&
+      (nearest ? Math.abs(last.ms - referenceMs) < HEADER_CACHE_WINDOW_MS : referenceMs === this.#tsRef) &&
+      prefixEqual(buf, ts, this.#tsRaw, te - ts)
+    ) {
+      this.tsParsed = last;
+      return true;
+    }
+    const parsed = readRfc3164Time(buf.toString('latin1', ts, te), referenceMs, nearest);
+    this.#tsParsedLast = parsed;
+    this.tsParsed = parsed;
+    if (parsed === null) return false;
+    buf.copy(this.#tsRaw, 0, ts, te);
+    this.#tsRawLength = te - ts;
+    this.#tsRef = referenceMs;
+    this.#tsNearest = nearest;
+    return true;
+  }
+
+  /**
+   * Pass 1 for the ASCII line `buf[s, e)` (readEventTime): the event time in ms or NaN; records it
+   * in `ctx` like readEventTime does, and what pass 2 can reuse in entry `j` of `index`.
+   */
+  eventTime(
+    buf: Buffer,
+    s: number,
+    e: number,
+    ctx: RebaseContext,
+    index: Int32Array | null,
+    j: number,
+  ): number {
+    const isLeef = this.layout(buf, s, e);
+    let ms = Number.NaN;
+    let yearless = false;
+    let dev = DEV_NONE;
+    if (isLeef) {
+      dev = this.devTime(buf, ctx.referenceMs);
+      if (dev === DEV_EPOCH) ms = this.devMs;
+      else if (dev === DEV_PARSED) {
+        ms = this.devMs;
+        yearless = (this.devParsed as ParsedTime).yearless;
+      }
+    }
+    if (index !== null) this.#record(index, j, isLeef, dev);
+    if (Number.isNaN(ms)) {
+      const limit = isLeef ? this.L.start : e;
+      if (limit > s && this.headerTime(buf, s, e, limit, ctx.referenceMs, false)) {
+        const parsed = this.tsParsed as ParsedTime;
+        ms = parsed.ms;
+        yearless = parsed.yearless;
+      }
+    }
+    if (Number.isNaN(ms)) {
+      ctx.unreadable++;
+      return ms;
+    }
+    ctx.readable++;
+    if (yearless) {
+      if (ctx.latestYearlessMs === null || ms > ctx.latestYearlessMs) ctx.latestYearlessMs = ms;
+    } else if (ctx.latestDatedMs === null || ms > ctx.latestDatedMs) {
+      ctx.latestDatedMs = ms;
+    }
+    return ms;
+  }
+
+  #record(index: Int32Array, j: number, isLeef: boolean, dev: number): void {
+    const o = INDEX_HEADER + INDEX_STRIDE * j;
+    const L = this.L;
+    const attrOffset = L.attrStart - L.start;
+    if (!isLeef || L.delimiterByte < 0 || attrOffset > 0xffff) {
+      index[o] = -1;
+      return;
+    }
+    index[o] = L.start;
+    index[o + 1] = dev === DEV_NONE ? -1 : this.devStart;
+    index[o + 2] = this.devEnd;
+    const kind = dev === DEV_NONE ? 0 : dev === DEV_EPOCH ? KIND_EPOCH : KIND_OTHER;
+    index[o + 3] = attrOffset | (L.delimiterByte << 16) | ((L.noDelimiterField ? 1 : 0) << 23) | (kind << 24);
+  }
+
+  /** Layout and devTime of line `j` from `index` (see LineIndexes); false when it holds nothing. */
+  #fromIndex(buf: Buffer, e: number, index: Int32Array, j: number, referenceMs: number): number {
+    const o = INDEX_HEADER + INDEX_STRIDE * j;
+    const start = index[o] as number;
+    if (start < 0) return -1;
+    const packed = index[o + 3] as number;
+    const L = this.L;
+    const d = (packed >>> 16) & 0x7f;
+    let end = e;
+    while (end > start && buf[end - 1] === 13) end--;
+    L.start = start;
+    L.attrStart = start + (packed & 0xffff);
+    L.end = end;
+    L.delimiterByte = d;
+    L.delimiter = DELIMITER_CHARS[d] as string;
+    L.noDelimiterField = ((packed >>> 23) & 1) === 1;
+    const kind = packed >>> 24;
+    if (kind === 0) return DEV_NONE;
+    if (kind === KIND_EPOCH) {
+      const vs = index[o + 1] as number;
+      const ve = index[o + 2] as number;
+      this.devParsed = null;
+      this.devStart = vs;
+      this.devEnd = ve;
+      this.devMs = epochMsBytes(buf, vs, ve);
+      this.devDigits = ve - vs;
+      return DEV_EPOCH;
+    }
+    // Pass 1 found the value on these very bytes: only the devTimeFormat is searched again.
+    this.devParsed = null;
+    return this.#readDev(buf, index[o + 1] as number, index[o + 2] as number, -2, -1, referenceMs);
+  }
+
+  /**
+   * Pass 2 for the ASCII line `buf[s, e)` (shiftLine): fills devText/devValue, tsText and eventMs;
+   * returns whether the line is LEEF (L then holds its layout). Spans: devStart/devEnd when
+   * devText or devValue is set, tsStart/tsEnd when tsText is set. `index` (may be null) is what
+   * pass 1 recorded for these lines; `j` the line's place in it.
+   */
+  shift(
+    buf: Buffer,
+    s: number,
+    e: number,
+    shiftMs: number,
+    ctx: RebaseContext,
+    index: Int32Array | null = null,
+    j = 0,
+  ): boolean {
+    const shift = Number.isFinite(shiftMs) ? shiftMs : 0;
+    this.devText = null;
+    this.devValue = -1;
+    this.tsText = null;
+    this.eventMs = null;
+    let dev = index === null ? -1 : this.#fromIndex(buf, e, index, j, ctx.referenceMs);
+    let isLeef = true;
+    if (dev < 0) {
+      isLeef = this.layout(buf, s, e);
+      dev = isLeef ? this.devTime(buf, ctx.referenceMs) : DEV_NONE;
+    }
+    const hasDev = dev === DEV_EPOCH || dev === DEV_PARSED;
+    if (dev === DEV_EPOCH) {
+      const epoch = this.devMs;
+      const ms = epoch + shift;
+      const seconds = this.devDigits === 10;
+      const moved = seconds ? Math.floor(ms / 1000) : Math.floor(ms);
+      // writeShiftedOrNull of an epoch value (MAX_WRITABLE_MS is out of reach of 13 digits).
+      if (moved !== (seconds ? epoch / 1000 : epoch) && ms >= MIN_WRITABLE)
+        this.devValue = Math.max(0, moved);
+      this.eventMs = seconds ? moved * 1000 : ms;
+    } else if (dev === DEV_PARSED) {
+      const parsed = this.devParsed as ParsedTime;
+      this.devText = writeShiftedOrNull(parsed, shift);
+      this.eventMs = writtenInstant(parsed, parsed.ms + shift);
+    }
+    const limit = isLeef ? this.L.start : e;
+    if (limit > s) {
+      const read = hasDev
+        ? this.headerTime(buf, s, e, limit, this.devMs, true)
+        : this.headerTime(buf, s, e, limit, ctx.referenceMs, false);
+      if (read) {
+        const parsed = this.tsParsed as ParsedTime;
+        if (parsed !== this.#tsOutFor || shift !== this.#tsOutShift) {
+          this.#tsOutFor = parsed;
+          this.#tsOutShift = shift;
+          this.#tsOut = writeShiftedOrNull(parsed, shift);
+        }
+        this.tsText = this.#tsOut;
+        if (!hasDev) this.eventMs = writtenInstant(parsed, parsed.ms + shift);
+      }
+    } else {
+      this.H.kind = 'leef-bare';
+      this.H.start = s;
+    }
+    return isLeef;
+  }
+
+  /** The line as shiftLine returns it, after shift() (`buf[s, e)` as the ASCII string it is). */
+  shiftedText(buf: Buffer, s: number, e: number): string {
+    const line = buf.toString('latin1', s, e);
+    const dev = this.devValue >= 0 ? epochDigits(this.devValue, this.devDigits) : this.devText;
+    const ts = this.tsText;
+    if (dev === null && ts === null) return line;
+    let out = '';
+    let pos = 0;
+    if (ts !== null) {
+      out = line.slice(0, this.tsStart - s) + ts;
+      pos = this.tsEnd - s;
+    }
+    if (dev !== null) {
+      out += line.slice(pos, this.devStart - s) + dev;
+      pos = this.devEnd - s;
+    }
+    return out + line.slice(pos);
+  }
+
+  /**
+   * readDevTime of the value `buf[vs, ve)` with the devTimeFormat `buf[fs, fe)` (not empty). Recent
+   * patterns are found by their bytes, and a value equal byte for byte to the last one read with
+   * the same pattern and reference gives the same result without decoding it (readDevTime is a
+   * pure function of its arguments, and ParsedTime objects are never modified).
+   */
+  #readFormatted(
+    buf: Buffer,
+    vs: number,
+    ve: number,
+    fs: number,
+    fe: number,
+    referenceMs: number,
+  ): ParsedTime | null {
+    const slots = this.#patterns;
+    let slot: PatternSlot | null = null;
+    for (let i = 0; i < slots.length; i++) {
+      const candidate = slots[i] as PatternSlot;
+      if (bytesEqual(buf, fs, fe, candidate.bytes)) {
+        slot = candidate;
+        break;
+      }
+    }
+    if (slot === null) {
+      const format = compileDateFormat(buf.toString('latin1', fs, fe));
+      if (fe - fs > 256) return readDevTimeWith(buf.toString('latin1', vs, ve), format, referenceMs);
+      slot = new PatternSlot(Buffer.from(buf.subarray(fs, fe)), format);
+      const at = slots.length < MAX_PATTERNS ? slots.length : this.#patternNext;
+      this.#patternNext = (at + 1) % MAX_PATTERNS;
+      slots[at] = slot;
+    }
+    const n = ve - vs;
+    if (n === slot.lastLength && referenceMs === slot.lastRef && prefixEqual(buf, vs, slot.lastValue, n)) {
+      return slot.lastParsed;
+    }
+    const parsed = readDevTimeWith(buf.toString('latin1', vs, ve), slot.format, referenceMs);
+    if (n <= slot.lastValue.length) {
+      // A loop: a native copy costs more in the call than these few bytes.
+      const last = slot.lastValue;
+      for (let i = 0; i < n; i++) last[i] = buf[vs + i] as number;
+      slot.lastLength = n;
+      slot.lastRef = referenceMs;
+      slot.lastParsed = parsed;
+    } else {
+      slot.lastLength = -1;
+    }
+    return parsed;
+  }
+}
+
+/** A devTimeFormat seen recently: its bytes, compiled form and the last value read with it. */
+class PatternSlot {
+  readonly bytes: Buffer;
+  readonly format: DateFormat;
+  readonly lastValue = Buffer.alloc(64);
+  lastLength = -1;
+  lastRef = Number.NaN;
+  lastParsed: ParsedTime | null = null;
+
+  constructor(bytes: Buffer, format: DateFormat) {
+    this.bytes = bytes;
+    this.format = format;
+  }
+}
+
+// MIN_WRITABLE_MS of civil.ts, inlined for the hot epoch path.
+const MIN_WRITABLE = -62_135_596_800_000;

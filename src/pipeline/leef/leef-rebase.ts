@@ -1,0 +1,193 @@
+// Rebasing LEEF lines (decisions.md §5): one shift for a whole shipment, so the newest event lands
+// at now + 2 h and every readable time moves by the same amount, written back in its own format.
+//
+// Two passes over the shipment, both line-in, value-out:
+//   pass 1: readEventTime(line, ctx) for every line, then finishFirstPass(ctx, now) -> the shift
+//   pass 2: shiftLine(line, shift, ctx) for every line, then labIndex, header mode, framing
+//           (LeefFrameWriter does the same on bytes, held to this path by a property test).
+// Pass 2 finds devTime again instead of reusing positions recorded in pass 1. Archives go up to
+// 4 GiB uncompressed, so a shipment may be streamed from the archive twice rather than held in
+// memory, and a re-read line is a new string: positions would have to be kept per line index and
+// trusted across two reads. Finding devTime again costs three indexOf calls, and the stateless
+// form keeps both passes pure and consistent: the same code reads the same time in both.
+
+import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
+import { writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
+import { lastRead, lastSpan, readDevTimeAt, readDevTimeMsAt, readHeaderTimeAt } from './event-time-reader.ts';
+import { newLeefLayout, scanLeefInto } from './leef-layout.ts';
+
+/** How far after "now" the newest event of a shipment lands (decisions.md §5). */
+export const REBASE_LEAD_MS = 2 * 3_600_000;
+
+/** Milliseconds per day, for shiftDays. */
+export const DAY_MS = 86_400_000;
+
+/** State shared by the lines of one shipment. */
+export interface RebaseContext {
+  /**
+   * Reference for timestamps without a year (RFC 3164 headers, year-less devTimeFormats): they
+   * get the latest year that does not put them in the future of this instant (one day of slack).
+   * Starts as the shipment's now; finishFirstPass moves it to the newest dated event.
+   */
+  referenceMs: number;
+  /** Pass 1: newest event time read from a value with a year (devTime, RFC 5424), or null. */
+  latestDatedMs: number | null;
+  /** Pass 1: newest event time whose year was inferred (RFC 3164 headers), or null. */
+  latestYearlessMs: number | null;
+  /** Pass 1: lines with and without a readable time. */
+  readable: number;
+  unreadable: number;
+  /**
+   * Written by shiftLine: the rebased event time of the line just shifted (devTime, else the
+   * header timestamp; at the precision it was written with), or null when it has none. This is
+   * the time a synthesized header carries. An out-parameter keeps pass 2 allocation-free.
+   */
+  lastEventMs: number | null;
+}
+
+/** A context for one shipment; `nowMs` is the shipment's now. */
+export function createRebaseContext(nowMs: number): RebaseContext {
+  return {
+    referenceMs: nowMs,
+    latestDatedMs: null,
+    latestYearlessMs: null,
+    readable: 0,
+    unreadable: 0,
+    lastEventMs: null,
+  };
+}
+
+/** shift = (now + 2 h) − latest; 0 when no event had a readable time (the archive ships unchanged). */
+export function computeShift(latestEventMs: number | null, nowMs: number): number {
+  if (latestEventMs === null || !Number.isFinite(latestEventMs) || !Number.isFinite(nowMs)) return 0;
+  return nowMs + REBASE_LEAD_MS - latestEventMs;
+}
+
+/** The shift in days, as reported (`shiftDays = shift / 86 400 000`). */
+export function shiftDays(shiftMs: number): number {
+  return shiftMs / DAY_MS;
+}
+
+/**
+ * Pass 1: the event time of `line` in epoch ms: devTime (with devTimeFormat, else epoch or the
+ * common formats), else the syslog header's timestamp; null when neither is readable. A devTime
+ * that is present but unreadable falls back to the header. Also records the time in `ctx`.
+ */
+export function readEventTime(line: string, ctx: RebaseContext): number | null {
+  const ms = eventMsOf(line, ctx.referenceMs);
+  if (Number.isNaN(ms)) {
+    ctx.unreadable++;
+    return null;
+  }
+  ctx.readable++;
+  if (lastRead.yearless) {
+    if (ctx.latestYearlessMs === null || ms > ctx.latestYearlessMs) ctx.latestYearlessMs = ms;
+  } else if (ctx.latestDatedMs === null || ms > ctx.latestDatedMs) {
+    ctx.latestDatedMs = ms;
+  }
+  return ms;
+}
+
+/**
+ * Ends pass 1: the shipment's shift, from the newest dated event when there is one. Year-less
+ * times (RFC 3164 headers) then only follow: their year is a guess relative to now, and a header-
+ * only line recorded with the archive would otherwise look a year or more newer than the dated
+ * lines beside it and wreck the shift. For pass 2 their year is re-anchored on the newest dated
+ * event. With only year-less times, they decide (their year relative to now is then harmless:
+ * only month and day are written back).
+ */
+export function finishFirstPass(ctx: RebaseContext, nowMs: number): number {
+  if (ctx.latestDatedMs !== null) {
+    ctx.referenceMs = ctx.latestDatedMs;
+    return computeShift(ctx.latestDatedMs, nowMs);
+  }
+  return computeShift(ctx.latestYearlessMs, nowMs);
+}
+
+/**
+ * Pass 2: `line` with devTime and the syslog header timestamp moved by `shiftMs`, each in its own
+ * format, zone and precision; everything else byte for byte. A line without a readable time comes
+ * back unchanged (the caller counts it). Sets `ctx.lastEventMs`.
+ */
+export function shiftLine(line: string, shiftMs: number, ctx: RebaseContext): string {
+  ctx.lastEventMs = null;
+  if (typeof line !== 'string') return line;
+  const shift = Number.isFinite(shiftMs) ? shiftMs : 0;
+  const isLeef = scanLeefInto(line, layout);
+  const dev = isLeef ? readDevTimeAt(line, layout, ctx.referenceMs) : null;
+  const devStart = lastSpan.devStart;
+  const devEnd = lastSpan.devEnd;
+  const headerEnd = isLeef ? layout.start : line.length;
+  // A header without a year is placed in the year nearest its devTime when there is one: a header
+  // written seconds after devTime across New Year lands next to it, and shifting back and forth
+  // gives the same year (which decides whether 29 February exists).
+  const header =
+    dev === null
+      ? readHeaderTimeAt(line, headerEnd, ctx.referenceMs, false, syslogHeader)
+      : readHeaderTimeAt(line, headerEnd, dev.ms, true, syslogHeader);
+  if (dev === null && header === null) return line;
+
+  let out = line;
+  if (dev !== null) {
+    const shifted = writeShiftedOrNull(dev, shift);
+    if (shifted !== null) out = line.slice(0, devStart) + shifted + line.slice(devEnd);
+    ctx.lastEventMs = writtenInstant(dev, dev.ms + shift);
+  }
+  if (header !== null) {
+    // The header precedes LEEF:, so its offsets are unaffected by the devTime rewrite.
+    const { tsStart, tsEnd } = lastSpan;
+    const shifted = writeShiftedOrNull(header, shift);
+    if (shifted !== null) out = out.slice(0, tsStart) + shifted + out.slice(tsEnd);
+    if (dev === null) ctx.lastEventMs = writtenInstant(header, header.ms + shift);
+  }
+  return out;
+}
+
+/** Result of rebaseLines. */
+export interface RebasedLines {
+  lines: string[];
+  shiftMs: number;
+  shiftDays: number;
+  /** Lines without a readable time (shipped unchanged). */
+  unreadable: number;
+  /** Rebased event time per line (null when unreadable), for synthesized headers. */
+  eventTimes: Array<number | null>;
+}
+
+/** Both passes over an in-memory list of lines (small shipments and tests). */
+export function rebaseLines(lines: readonly string[], nowMs: number): RebasedLines {
+  const ctx = createRebaseContext(nowMs);
+  for (const line of lines) readEventTime(line, ctx);
+  const shiftMs = finishFirstPass(ctx, nowMs);
+  const out: string[] = new Array(lines.length);
+  const eventTimes: Array<number | null> = new Array(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    out[i] = shiftLine(lines[i] as string, shiftMs, ctx);
+    eventTimes[i] = ctx.lastEventMs;
+  }
+  return { lines: out, shiftMs, shiftDays: shiftDays(shiftMs), unreadable: ctx.unreadable, eventTimes };
+}
+
+// Scratch records (the functions here are synchronous and non-reentrant): no allocation per line.
+const layout = newLeefLayout();
+const syslogHeader = newSyslogHeader();
+
+/** Event time of `line` (NaN when none), without allocating for epoch devTime; sets lastRead. */
+function eventMsOf(line: string, referenceMs: number): number {
+  if (typeof line !== 'string') return Number.NaN;
+  const isLeef = scanLeefInto(line, layout);
+  if (isLeef) {
+    const dev = readDevTimeMsAt(line, layout, referenceMs);
+    if (!Number.isNaN(dev)) return dev;
+  }
+  const header = readHeaderTimeAt(
+    line,
+    isLeef ? layout.start : line.length,
+    referenceMs,
+    false,
+    syslogHeader,
+  );
+  if (header === null) return Number.NaN;
+  lastRead.yearless = header.yearless;
+  return header.ms;
+}

@@ -1,0 +1,186 @@
+import { AppError } from '../../errors.ts';
+import type { ArchiveEntry } from '../archive/archive-entry.ts';
+import { type ArchiveLimits, resolveArchiveLimits } from '../archive/archive-limits.ts';
+import { splitByteLines } from '../archive/byte-lines.ts';
+import { quoteName, selectForFormat } from '../archive/entry-path.ts';
+import { type ArchiveKind, type OpenedArchive, openArchive } from '../archive/open-archive.ts';
+import { createRetainBudget } from '../archive/retain-budget.ts';
+import { detectEntryFormat } from '../ecs/detect-format.ts';
+import { ecsRecordTime } from '../ecs/ecs-record.ts';
+import { EcsTwoPassReader } from '../ecs/read-ecs-records.ts';
+import { isAsciiLine, LeefLineReader, LineIndexes } from '../leef/leef-line-reader.ts';
+import {
+  computeShift,
+  createRebaseContext,
+  finishFirstPass,
+  type RebaseContext,
+  readEventTime,
+  shiftDays,
+} from '../leef/leef-rebase.ts';
+
+/** One archive of a shipment (session start has one; a noise run has one per job archive). */
+export interface ShipmentSource {
+  readonly data: Buffer;
+  readonly kind: ArchiveKind;
+  /** Names the archive in messages (a storage path, or the URL's host and path). */
+  readonly label: string;
+}
+
+/** Input format of a shipment: which entries are read, and how. */
+export type ShipmentFormat = 'leef' | 'ecs';
+
+/** Pass 1 done: counts, the shift, and what pass 2 needs. */
+export interface PreparedShipment {
+  readonly format: ShipmentFormat;
+  readonly now: number;
+  /** Entries processed, over all sources (decisions.md §5 `files`). */
+  readonly files: number;
+  /** Events found (non-empty LEEF lines or ECS documents), over all sources. */
+  readonly events: number;
+  /** Events per source, in source order. */
+  readonly eventsPerSource: readonly number[];
+  /** Events without a readable time: shipped unchanged. */
+  readonly unreadable: number;
+  readonly shiftMs: number;
+  readonly shiftDays: number;
+  /** @internal pass-2 state */
+  readonly archives: readonly OpenedArchive[];
+  /** @internal */
+  readonly leef: RebaseContext | null;
+  /** @internal what pass 1 found about LEEF lines, for pass 2 (see LineIndexes) */
+  readonly lineIndexes: LineIndexes;
+  /** @internal */
+  readonly ecsReaders: readonly EcsTwoPassReader[];
+}
+
+/**
+ * Opens every source, checks each selected entry's format (failing closed on content that is not
+ * the shipment's format), and runs rebase pass 1 over all of them: one shift for the whole
+ * shipment (decisions.md §5), so a noise run with ten archives keeps their relative timing.
+ * Throws `no_events` when nothing is left to ship — never an empty success.
+ *
+ * LEEF lines are read as bytes (see LeefLineReader); the sources share one budget of inflated
+ * bytes kept for pass 2 (ArchiveLimits.retainBytes), so pass 2 inflates only what did not fit.
+ */
+export async function prepareShipment(
+  sources: readonly ShipmentSource[],
+  options: { format: ShipmentFormat; now: number; limits?: Partial<ArchiveLimits> },
+): Promise<PreparedShipment> {
+  const { format, now } = options;
+  const select = selectForFormat(format);
+  const retain = createRetainBudget(resolveArchiveLimits(options.limits).retainBytes);
+  const archives: OpenedArchive[] = [];
+  for (const source of sources) {
+    try {
+      archives.push(
+        await openArchive(source.data, { kind: source.kind, select, limits: options.limits, retain }),
+      );
+    } catch (err) {
+      throw withArchiveLabel(err, source.label, sources.length > 1);
+    }
+  }
+
+  const leef = format === 'leef' ? createRebaseContext(now) : null;
+  const reader = new LeefLineReader();
+  const lineIndexes = new LineIndexes();
+  const ecsReaders = archives.map(() => new EcsTwoPassReader());
+  const eventsPerSource: number[] = [];
+  let latestEcs: number | null = null;
+  let unreadableEcs = 0;
+  let files = 0;
+
+  for (const [i, archive] of archives.entries()) {
+    let count = 0;
+    try {
+      for await (const entry of archive.entries()) {
+        files++;
+        if (!(await hasFormat(entry, format))) continue;
+        if (leef) {
+          for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+            for (const lines of batch.segments) {
+              const { buf, starts, ends } = lines;
+              const index = lineIndexes.create(lines);
+              for (let k = 0; k < starts.length; k++) {
+                if (isAsciiLine(lines, k)) {
+                  reader.eventTime(buf, starts[k] as number, ends[k] as number, leef, index, k);
+                } else {
+                  readEventTime(buf.toString('utf8', starts[k], ends[k]), leef);
+                }
+              }
+            }
+            count += batch.count;
+          }
+        } else {
+          for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
+            for (const record of batch) {
+              const t = ecsRecordTime(record);
+              if (t === null) unreadableEcs++;
+              else if (latestEcs === null || t > latestEcs) latestEcs = t;
+            }
+            count += batch.length;
+          }
+        }
+      }
+    } catch (err) {
+      throw withArchiveLabel(err, (sources[i] as ShipmentSource).label, sources.length > 1);
+    }
+    eventsPerSource.push(count);
+  }
+
+  const events = eventsPerSource.reduce((a, b) => a + b, 0);
+  if (events === 0) {
+    throw new AppError(
+      'no_events',
+      `The archive has no ${format === 'leef' ? 'LEEF lines (.log/.txt entries)' : 'ECS documents (.ndjson/.json entries)'} to ship`,
+      { details: { files, format } },
+    );
+  }
+  const shiftMs = leef ? finishFirstPass(leef, now) : computeShift(latestEcs, now);
+  return {
+    format,
+    now,
+    files,
+    events,
+    eventsPerSource,
+    unreadable: leef ? leef.unreadable : unreadableEcs,
+    shiftMs,
+    shiftDays: shiftDays(shiftMs),
+    archives,
+    leef,
+    lineIndexes,
+    ecsReaders,
+  };
+}
+
+/**
+ * True when the entry holds the shipment's format; false for an entry without any non-empty line
+ * (nothing to ship, not an error). Anything else fails closed naming the entry (spec 2.5).
+ */
+async function hasFormat(entry: ArchiveEntry, format: ShipmentFormat): Promise<boolean> {
+  const detected = await detectEntryFormat(entry);
+  if (detected === format) return true;
+  if (detected === 'unknown') {
+    for await (const _line of entry.lines()) {
+      throw new AppError(
+        'archive_invalid',
+        `Archive entry ${quoteName(entry.path)} is neither LEEF nor ECS (JSON with @timestamp and an ECS field)`,
+        { details: { entry: entry.path } },
+      );
+    }
+    return false;
+  }
+  throw new AppError(
+    'archive_invalid',
+    `Archive entry ${quoteName(entry.path)} holds ${detected === 'ecs' ? 'ECS documents' : 'LEEF lines'}, but this destination takes ${format === 'ecs' ? 'ECS' : 'LEEF'}`,
+    { details: { entry: entry.path, found: detected, expected: format } },
+  );
+}
+
+/** Prefixes an archive error with the archive's label when a shipment has several archives. */
+function withArchiveLabel(err: unknown, label: string, several: boolean): unknown {
+  if (!several || !(err instanceof AppError)) return err;
+  return new AppError(err.code, `${label}: ${err.message}`, {
+    details: { ...(err.details ?? {}), archive: label },
+    cause: err,
+  });
+}

@@ -1,0 +1,108 @@
+import { splitByteLines } from '../archive/byte-lines.ts';
+import { leefToEcs } from '../convert/leef-to-ecs.ts';
+import type { OutboundEvent } from '../drivers/driver.ts';
+import { ecsRecordTime, shiftEcsRecord } from '../ecs/ecs-record.ts';
+import {
+  type LeefLines,
+  leefBytesBatch,
+  leefEventsBatch,
+  type RebasedLine,
+  rebasedLine,
+} from '../leef/leef-line-batch.ts';
+import { LeefLineReader } from '../leef/leef-line-reader.ts';
+import type { RebaseContext } from '../leef/leef-rebase.ts';
+import { parseLeef } from '../leef/parse-leef.ts';
+import type { PreparedShipment } from './prepare-shipment.ts';
+
+/** What a driver receives from a shipment. */
+export type ShipmentOutput =
+  /** LEEF lines (HEC with LEEF, syslog_tcp); `labIndex` adds or replaces that attribute on every line. */
+  | { kind: 'leef'; labIndex?: string | null }
+  /** ECS documents (bulk, HEC with ECS); LEEF input is converted, carrying `labIndex` as labels.labIndex. */
+  | { kind: 'ecs'; labIndex?: string | null };
+
+/**
+ * Pass 2 over one source of a prepared shipment: rebased events in batches, in entry and line
+ * order. Nothing is read ahead: the driver pulls the next batch when it is ready for it.
+ *
+ * LEEF batches carry the same lines as bytes (`leefLines`, see LeefBatch); a driver that writes
+ * bytes claims them and gets later batches without event objects. Several consumers may run
+ * pass 2 of one shipment at once (a noise run with several targets), each with its own reader.
+ */
+export async function* shipmentEvents(
+  shipment: PreparedShipment,
+  sourceIndex: number,
+  output: ShipmentOutput,
+): AsyncGenerator<OutboundEvent[]> {
+  const archive = shipment.archives[sourceIndex];
+  if (!archive) throw new Error(`no source ${sourceIndex} in this shipment`);
+  const shift = shipment.shiftMs;
+  const labIndex = output.labIndex ?? null;
+
+  if (shipment.format === 'leef') {
+    const ctx = shipment.leef as RebaseContext;
+    const reader = new LeefLineReader();
+    const indexes = shipment.lineIndexes;
+    let claimed = false;
+    const claim = () => {
+      claimed = true;
+    };
+    for await (const entry of archive.entries()) {
+      for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+        const { segments, count } = batch;
+        if (output.kind === 'leef') {
+          const lines: LeefLines = { segments, count, shiftMs: shift, ctx, labIndex, indexes, claim };
+          yield claimed ? leefBytesBatch(lines) : leefEventsBatch(lines, reader);
+          continue;
+        }
+        // ECS: the label goes into labels.labIndex, not into the line.
+        const lines: LeefLines = { segments, count, shiftMs: shift, ctx, labIndex: null, indexes, claim };
+        const out = new Array<OutboundEvent>(batch.count);
+        const rebased: RebasedLine = { line: '', time: null };
+        let k = 0;
+        for (const segment of batch.segments) {
+          const index = indexes.find(segment);
+          for (let j = 0; j < segment.starts.length; j++) {
+            const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
+            out[k++] = { doc: leefLineToEcs(line, time, labIndex), time };
+          }
+        }
+        yield out;
+      }
+    }
+    return;
+  }
+
+  const reader = shipment.ecsReaders[sourceIndex];
+  if (!reader) throw new Error(`no ECS reader for source ${sourceIndex}`);
+  if (output.kind === 'leef') {
+    throw new Error('ECS archives are shipped to ECS destinations only');
+  }
+  for await (const entry of archive.entries()) {
+    for await (const batch of reader.secondPass(entry)) {
+      const out = new Array<OutboundEvent>(batch.length);
+      for (let k = 0; k < batch.length; k++) {
+        const record = batch[k]!;
+        const before = ecsRecordTime(record);
+        out[k] = { json: shiftEcsRecord(record, shift), time: before === null ? null : before + shift };
+      }
+      yield out;
+    }
+  }
+}
+
+/** A rebased LEEF line as an ECS document (noise to bulk targets); a non-LEEF line is kept as message. */
+function leefLineToEcs(line: string, time: number | null, labIndex: string | null): Record<string, unknown> {
+  const parsed = parseLeef(line);
+  if (parsed === null) {
+    const doc: Record<string, unknown> = { message: line, event: { original: line } };
+    if (time !== null) doc['@timestamp'] = new Date(time).toISOString();
+    if (labIndex !== null) doc.labels = { labIndex };
+    return doc;
+  }
+  return leefToEcs(parsed, {
+    eventTimeMs: time,
+    rawLine: line,
+    ...(labIndex !== null ? { index: labIndex } : {}),
+  });
+}

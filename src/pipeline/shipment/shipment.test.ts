@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
+import { AppError } from '../../errors.ts';
+import type { OutboundEvent } from '../drivers/driver.ts';
+import { prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
+import { type ShipmentOutput, shipmentEvents } from './shipment-events.ts';
+
+const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
+const HOUR = 3_600_000;
+const zip = (entries: Array<[string, string]>): ShipmentSource => ({
+  data: buildZip(entries.map(([name, data]) => ({ name, data }))),
+  kind: 'zip',
+  label: 'test.zip',
+});
+
+async function collect(
+  shipment: Awaited<ReturnType<typeof prepareShipment>>,
+  source: number,
+  output: ShipmentOutput,
+) {
+  const events: OutboundEvent[] = [];
+  for await (const batch of shipmentEvents(shipment, source, output)) events.push(...batch);
+  return events;
+}
+
+const t0 = Date.UTC(2024, 0, 10, 8, 0, 0);
+const leefA = [
+  `LEEF:1.0|Acme|FW|1.0|deny|src=10.0.0.1\tdst=10.0.0.2\tdevTime=${t0}`,
+  `<134>Jan 10 09:00:00 fw01 LEEF:2.0|Acme|FW|1.0|allow|^|src=10.0.0.3^devTime=${t0 + HOUR}`,
+  'LEEF:1.0|Acme|FW|1.0|note|msg=no time here',
+].join('\r\n');
+const leefB = `LEEF:1.0|Acme|FW|1.0|deny|devTime=Jan 10 2024 10:00:00.000 UTC\tdevTimeFormat=MMM dd yyyy HH:mm:ss.SSS z\n`;
+
+describe('prepareShipment and shipmentEvents', () => {
+  it('rebases LEEF so the newest event lands at now + 2 h, in path order, skipping other files', async () => {
+    const source = zip([
+      ['logs/b.txt', leefB],
+      ['logs/a.log', leefA],
+      ['README.md', 'not shipped'],
+      ['__MACOSX/logs/._a.log', 'junk'],
+      ['.hidden.log', 'junk'],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    expect(shipment).toMatchObject({ files: 2, events: 4, unreadable: 1 });
+    // Newest: devTime 10:00 UTC on 2024-01-10 (entry b).
+    const newest = Date.UTC(2024, 0, 10, 10, 0, 0);
+    expect(shipment.shiftMs).toBe(NOW + 2 * HOUR - newest);
+    expect(shipment.shiftDays).toBe(shipment.shiftMs / 86_400_000);
+
+    const events = await collect(shipment, 0, { kind: 'leef' });
+    const s = shipment.shiftMs;
+    expect(events.map((e) => e.line)).toEqual([
+      `LEEF:1.0|Acme|FW|1.0|deny|src=10.0.0.1\tdst=10.0.0.2\tdevTime=${t0 + s}`,
+      `<134>Mar  1 13:00:00 fw01 LEEF:2.0|Acme|FW|1.0|allow|^|src=10.0.0.3^devTime=${t0 + HOUR + s}`,
+      'LEEF:1.0|Acme|FW|1.0|note|msg=no time here',
+      'LEEF:1.0|Acme|FW|1.0|deny|devTime=Mar 01 2026 14:00:00.000 UTC\tdevTimeFormat=MMM dd yyyy HH:mm:ss.SSS z',
+    ]);
+    expect(events.map((e) => e.time)).toEqual([t0 + s, t0 + HOUR + s, null, NOW + 2 * HOUR]);
+  });
+
+  it('adds labIndex with each line’s own delimiter, replacing an existing one', async () => {
+    const source = zip([
+      ['a.log', `LEEF:2.0|V|P|1|E|^|a=1^devTime=${t0}\nLEEF:1.0|V|P|1|E|labIndex=old\tdevTime=${t0}\n`],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    const events = await collect(shipment, 0, { kind: 'leef', labIndex: 'noise-web' });
+    const s = shipment.shiftMs;
+    expect(events.map((e) => e.line)).toEqual([
+      `LEEF:2.0|V|P|1|E|^|a=1^devTime=${t0 + s}^labIndex=noise-web`,
+      `LEEF:1.0|V|P|1|E|labIndex=noise-web\tdevTime=${t0 + s}`,
+    ]);
+  });
+
+  it('converts LEEF to ECS documents for ECS destinations, carrying the lab index', async () => {
+    const source = zip([
+      ['a.log', `LEEF:1.0|Acme|FW|1.0|deny|src=10.0.0.1\tdstPort=443\tusrName=bob\tdevTime=${t0}\n`],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    const [event] = await collect(shipment, 0, { kind: 'ecs', labIndex: 'lab-1' });
+    expect(event?.time).toBe(NOW + 2 * HOUR);
+    expect(event?.doc).toMatchObject({
+      '@timestamp': new Date(NOW + 2 * HOUR).toISOString(),
+      source: { ip: '10.0.0.1' },
+      destination: { port: 443 },
+      user: { name: 'bob' },
+      observer: { vendor: 'Acme', product: 'FW' },
+      event: { code: 'deny' },
+      labels: { labIndex: 'lab-1' },
+    });
+  });
+
+  it('rebases ECS documents as text: .json arrays and .ndjson, time fields moved, the rest byte for byte', async () => {
+    const source = zip([
+      [
+        'b.ndjson',
+        '{"@timestamp":"2024-01-10T10:00:00Z","event":{"created":"2024-01-10T10:00:01.250Z"},"message":"x"}\n',
+      ],
+      [
+        'a.json',
+        '[{"@timestamp":"2024-01-10T09:00:00.000+01:00","host":{"name":"h"}},{"@timestamp":"bad","message":"y"}]',
+      ],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'ecs', now: NOW });
+    expect(shipment).toMatchObject({ files: 2, events: 3, unreadable: 1 });
+    const events = await collect(shipment, 0, { kind: 'ecs' });
+    expect(events.map((e) => e.json)).toEqual([
+      '{"@timestamp":"2026-03-01T13:00:00.000+01:00","host":{"name":"h"}}',
+      '{"@timestamp":"bad","message":"y"}',
+      '{"@timestamp":"2026-03-01T14:00:00Z","event":{"created":"2026-03-01T14:00:01.250Z"},"message":"x"}',
+    ]);
+    expect(events.map((e) => e.time)).toEqual([NOW, null, NOW + 2 * HOUR]);
+  });
+
+  it('computes one shift over several archives (a noise run)', async () => {
+    const a = zip([['a.log', `LEEF:1.0|V|P|1|E|devTime=${t0}\n`]]);
+    const b = zip([['b.log', `LEEF:1.0|V|P|1|E|devTime=${t0 + 5 * HOUR}\n`]]);
+    const shipment = await prepareShipment([a, b], { format: 'leef', now: NOW });
+    expect(shipment.eventsPerSource).toEqual([1, 1]);
+    const [ea] = await collect(shipment, 0, { kind: 'leef' });
+    const [eb] = await collect(shipment, 1, { kind: 'leef' });
+    expect(eb?.time).toBe(NOW + 2 * HOUR);
+    expect(ea?.time).toBe(NOW + 2 * HOUR - 5 * HOUR);
+  });
+
+  it('ships an archive without any readable time unchanged with a zero shift', async () => {
+    const source = zip([['a.log', 'LEEF:1.0|V|P|1|E|msg=hello\n']]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    expect(shipment.shiftMs).toBe(0);
+    expect(shipment.shiftDays).toBe(0);
+    expect((await collect(shipment, 0, { kind: 'leef' }))[0]).toEqual({
+      line: 'LEEF:1.0|V|P|1|E|msg=hello',
+      time: null,
+    });
+  });
+
+  it('refuses an archive with nothing to ship for the format', async () => {
+    const cases: ShipmentSource[] = [
+      zip([['a.ndjson', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n']]),
+      zip([['a.log', '\n\n  \n']]),
+      zip([['__MACOSX/a.log', 'LEEF:1.0|V|P|1|E|a=1']]),
+    ];
+    for (const source of cases) {
+      const err = await prepareShipment([source], { format: 'leef', now: NOW }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('no_events');
+    }
+  });
+
+  it('fails closed on an entry that is not the destination’s format, naming it', async () => {
+    const ecsInLog = zip([['ecs.log', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n']]);
+    await expect(prepareShipment([ecsInLog], { format: 'leef', now: NOW })).rejects.toMatchObject({
+      code: 'archive_invalid',
+      details: { entry: 'ecs.log', found: 'ecs', expected: 'leef' },
+    });
+    const junk = zip([['junk.log', 'just some text\n']]);
+    await expect(prepareShipment([junk], { format: 'leef', now: NOW })).rejects.toMatchObject({
+      code: 'archive_invalid',
+      details: { entry: 'junk.log' },
+    });
+    const corrupt: ShipmentSource = {
+      data: Buffer.from('PK\x03\x04garbage'),
+      kind: 'zip',
+      label: 'noise/a.zip',
+    };
+    const other = zip([['a.log', 'LEEF:1.0|V|P|1|E|a=1\n']]);
+    await expect(prepareShipment([other, corrupt], { format: 'leef', now: NOW })).rejects.toMatchObject({
+      code: 'archive_invalid',
+      message: expect.stringMatching(/^noise\/a\.zip: /),
+    });
+  });
+});

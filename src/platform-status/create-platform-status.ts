@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely';
+import type { SessionEvents } from '../auth/session-events.ts';
+import type { SessionPolicy } from '../auth/sessions.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../logger.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { createBuiltinProvider } from './builtin-provider.ts';
+import { liveSessionHashes } from './live-sessions.ts';
+import { createPrometheusProvider } from './prometheus-provider.ts';
+import { StatusHub } from './status-hub.ts';
+import {
+  type CreateDriver,
+  databaseProbe,
+  enabledDestinationProbes,
+  ProbeRegistry,
+} from './status-probes.ts';
+import { DEFAULT_STREAM_SETTINGS, StatusStreams, type StreamSettings } from './status-streams.ts';
+import type { MonitoringProvider } from './status-types.ts';
+
+/** The platform-status feature of one instance. */
+export interface PlatformStatus {
+  /** The one poller and the fan-out to streams. */
+  readonly hub: StatusHub;
+  /** Where other features register checks of their dependencies (object storage, scheduler). */
+  readonly probes: ProbeRegistry;
+  /** The open event streams. */
+  readonly streams: StatusStreams;
+  /** Starts polling; the HTTP app calls it when it is ready. Idempotent. */
+  start(): void;
+  /** Ends every stream and stops polling. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Choices a caller (tests, the benchmark, wiring of drivers) may make. */
+export interface PlatformStatusOptions {
+  /** Replaces the provider chosen from the configuration. */
+  provider?: MonitoringProvider;
+  /** Overrides PLATFORM_STATUS_POLL_SECONDS and the provider's default. */
+  pollIntervalMs?: number;
+  stream?: Partial<StreamSettings>;
+  replayLimit?: number;
+  replayMaxAgeMs?: number;
+  /** Builds SIEM drivers for destination checks; without it SIEMs show `unknown`. */
+  createDriver?: CreateDriver;
+  /** Looks the driver factory up at each poll instead (for one wired in after start-up). */
+  driverFactory?: () => CreateDriver | undefined;
+  builtin?: { timeoutMs?: number; concurrency?: number; maxBackoffMs?: number };
+}
+
+/** What the feature uses from the context. */
+export interface PlatformStatusDeps {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  db: Kysely<Database>;
+  dbKind: string;
+  secretBox: SecretBox;
+  sessionEvents: SessionEvents;
+  sessionPolicy: SessionPolicy;
+}
+
+/**
+ * Wires the feature: Prometheus when PROMETHEUS_URL is set, else the built-in checks (the database
+ * probe registered here; storage and scheduler register theirs through `probes`).
+ */
+export function createPlatformStatus(
+  deps: PlatformStatusDeps,
+  options: PlatformStatusOptions = {},
+): PlatformStatus {
+  const probes = new ProbeRegistry();
+  probes.register(databaseProbe(deps.db, deps.dbKind));
+  const provider =
+    options.provider ??
+    (deps.config.prometheusUrl !== undefined
+      ? createPrometheusProvider({ url: deps.config.prometheusUrl })
+      : createBuiltinProvider({
+          probes,
+          clock: deps.clock,
+          listSiemProbes: enabledDestinationProbes(
+            deps.db,
+            deps.secretBox,
+            () => options.createDriver ?? options.driverFactory?.(),
+          ),
+          ...options.builtin,
+        }));
+  const configured = deps.config.platformStatusPollSeconds;
+  const hub = new StatusHub({
+    provider,
+    clock: deps.clock,
+    log: deps.log,
+    intervalMs: options.pollIntervalMs ?? (configured === undefined ? undefined : configured * 1000),
+    replayLimit: options.replayLimit,
+    replayMaxAgeMs: options.replayMaxAgeMs,
+  });
+  const streams = new StatusStreams({
+    hub,
+    sessionEvents: deps.sessionEvents,
+    liveSessions: (hashes) => liveSessionHashes(deps.db, deps.clock, deps.sessionPolicy, hashes),
+    log: deps.log,
+    settings: { ...DEFAULT_STREAM_SETTINGS, ...options.stream },
+  });
+  return {
+    hub,
+    probes,
+    streams,
+    start: () => hub.start(),
+    async close() {
+      streams.close();
+      await hub.close();
+    },
+  };
+}

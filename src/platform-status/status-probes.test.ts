@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDatabase } from '../../test/helpers/test-db.ts';
+import { manualClock } from '../clock.ts';
+import type { DbHandle } from '../db/create-db.ts';
+import { createDestination } from '../destinations/destination-service.ts';
+import type { Destination } from '../destinations/destination-types.ts';
+import type { CheckStep, Driver } from '../pipeline/drivers/driver.ts';
+import { createSecretBox } from '../secrets/secret-box.ts';
+import {
+  DRIVER_NOT_AVAILABLE,
+  databaseProbe,
+  destinationProbe,
+  enabledDestinationProbes,
+  heartbeatProbe,
+  ProbeRegistry,
+  resultFromCheckSteps,
+} from './status-probes.ts';
+
+const signal = new AbortController().signal;
+const step = (name: string, ok: boolean, message = ok ? 'ok' : 'failed'): CheckStep => ({
+  name,
+  ok,
+  message,
+});
+
+/** A driver whose check answers the given steps and records what happened to it. */
+function fakeDriver(destination: Destination, steps: CheckStep[], log: string[]): Driver {
+  return {
+    driver: destination.driver,
+    destination,
+    ship: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [] }),
+    ensureIndex: async (index) => ({ ok: true, index }),
+    wipe: async () => [],
+    check: async () => {
+      log.push(`check ${destination.name}`);
+      return steps;
+    },
+    close: async () => {
+      log.push(`close ${destination.name}`);
+    },
+  };
+}
+
+describe('status probes', () => {
+  let handle: DbHandle;
+  const box = createSecretBox(Buffer.alloc(32, 9));
+
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    await createDestination(handle.db, box, {
+      name: 'hec-on',
+      driver: 'vendorA_hec',
+      url: 'https://hec.example.test:8088',
+      token: 'tok-secret-1',
+    });
+    await createDestination(handle.db, box, {
+      name: 'bulk-off',
+      driver: 'vendorB_bulk',
+      url: 'https://es.example.test:9200',
+      index: 'lab',
+      enabled: false,
+    });
+    await createDestination(handle.db, box, {
+      name: 'syslog-on',
+      driver: 'syslog_tcp',
+      host: 'q.example.test',
+      port: 514,
+    });
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  it('checks the database with select 1', async () => {
+    const probe = databaseProbe(handle.db, 'pglite');
+    expect(probe).toMatchObject({
+      id: 'database',
+      kind: 'database',
+      name: 'Database',
+      labels: { engine: 'pglite' },
+    });
+    expect(await probe.check(signal)).toEqual({ state: 'up' });
+  });
+
+  it('lists a probe for each enabled destination, unknown while no driver is available', async () => {
+    const probes = await enabledDestinationProbes(handle.db, box, () => undefined)();
+    expect(probes.map((p) => [p.id, p.kind, p.name, p.labels])).toEqual([
+      ['siem:hec-on', 'siem', 'hec-on', { driver: 'vendorA_hec' }],
+      ['siem:syslog-on', 'siem', 'syslog-on', { driver: 'syslog_tcp' }],
+    ]);
+    expect(await probes[0]?.check(signal)).toEqual({ state: 'unknown', reason: DRIVER_NOT_AVAILABLE });
+  });
+
+  it("runs the driver's check with the decrypted destination and closes the driver", async () => {
+    const log: string[] = [];
+    let seenToken = '';
+    const probes = await enabledDestinationProbes(handle.db, box, () => (d) => {
+      if (d.driver === 'vendorA_hec') seenToken = d.token;
+      return fakeDriver(d, [step('collector', true), step('management', false, 'HTTP 401')], log);
+    })();
+    expect(await probes[0]?.check(signal)).toEqual({ state: 'degraded', reason: 'management: HTTP 401' });
+    expect(seenToken).toBe('tok-secret-1');
+    expect(log).toEqual(['check hec-on', 'close hec-on']);
+  });
+
+  it('maps check steps to a state', () => {
+    expect(resultFromCheckSteps([step('a', true), step('b', true)])).toEqual({ state: 'up' });
+    expect(resultFromCheckSteps([step('tcp', false, 'ECONNREFUSED'), step('tls', false, 'skipped')])).toEqual(
+      {
+        state: 'down',
+        reason: 'tcp: ECONNREFUSED; tls: skipped',
+      },
+    );
+    expect(resultFromCheckSteps([])).toEqual({ state: 'unknown', reason: 'the check reported nothing' });
+  });
+
+  it('closes the driver even when its check throws', async () => {
+    const log: string[] = [];
+    const destination = { name: 'x', driver: 'syslog_tcp' } as Destination;
+    const probe = destinationProbe(destination, (d) => ({
+      ...fakeDriver(d, [], log),
+      check: async () => Promise.reject(new Error('bug')),
+    }));
+    await expect(probe.check(signal)).rejects.toThrow('bug');
+    expect(log).toEqual(['close x']);
+  });
+
+  it('judges a heartbeat by its age', async () => {
+    const clock = manualClock(Date.parse('2026-03-01T12:00:00.000Z'));
+    let beat: number | null = null;
+    const probe = heartbeatProbe({
+      id: 'scheduler',
+      kind: 'scheduler',
+      name: 'Scheduler',
+      clock,
+      maxAgeMs: 60_000,
+      lastBeat: () => beat,
+    });
+    expect(await probe.check(signal)).toEqual({ state: 'unknown', reason: 'no heartbeat yet' });
+    beat = clock.now() - 60_000;
+    expect(await probe.check(signal)).toEqual({ state: 'up' });
+    beat = clock.now() - 60_001;
+    expect(await probe.check(signal)).toEqual({
+      state: 'down',
+      reason: 'no heartbeat since 2026-03-01T11:58:59.999Z',
+    });
+  });
+
+  it('registers, replaces and removes probes by id', () => {
+    const registry = new ProbeRegistry();
+    const a = {
+      id: 'storage',
+      kind: 'storage' as const,
+      name: 'A',
+      check: async () => ({ state: 'up' as const }),
+    };
+    const b = { ...a, name: 'B' };
+    const removeA = registry.register(a);
+    const removeB = registry.register(b);
+    expect(registry.list().map((p) => p.name)).toEqual(['B']);
+    removeA();
+    expect(registry.list().map((p) => p.name)).toEqual(['B']);
+    removeB();
+    expect(registry.list()).toEqual([]);
+  });
+});
