@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { withCurrentSchemaIntrospection } from './current-schema-introspector.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './schema.ts';
 
@@ -35,7 +36,7 @@ export function openPostgres(url: string, options: { searchPath?: string; max?: 
     max: options.max ?? 10,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withCurrentSchemaIntrospection(new PostgresDialect({ pool })) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
