@@ -102,6 +102,14 @@ describe(loadConfig.name, () => {
     }
   });
 
+  it('accepts a short DISPATCH_TOKEN (start-up warns instead) and the usual spellings of SCHEDULER', () => {
+    const config = loadConfig({ DISPATCH_TOKEN: 'test-token', SCHEDULER: 'false' });
+    expect(config.dispatchTokens).toEqual(['test-token']);
+    expect(config.scheduler).toBe(false);
+    expect(loadConfig({ SCHEDULER: 'ON' }).scheduler).toBe(true);
+    expect(loadConfig({}).scheduler).toBe(true);
+  });
+
   it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.c' })).toThrow(/go together/);
   });

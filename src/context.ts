@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type AuditEntry, recordAudit } from './audit/audit-log.ts';
 import { createTokenVerifier } from './auth/dispatch-token.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
+import { passwordProblem } from './auth/passwords.ts';
 import { SessionEvents } from './auth/session-events.ts';
 import type { SessionPolicy } from './auth/sessions.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -57,6 +58,9 @@ export interface AppContext {
 }
 
 /** Parts a caller (tests, the CLI) may supply instead of the defaults. */
+/** Below this, a dispatch token is guessable enough to warn about at start. */
+const DISPATCH_TOKEN_ADVISED_LENGTH = 16;
+
 export interface ContextOverrides {
   clock?: Clock;
   log?: Logger;
@@ -76,6 +80,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const handle = overrides.database ?? (await openDatabase(config));
   const closers: Array<() => Promise<void>> = [() => handle.close()];
   try {
+    if (config.dispatchTokens.some((t) => t.length < DISPATCH_TOKEN_ADVISED_LENGTH)) {
+      log.warn(
+        `DISPATCH_TOKEN is shorter than ${DISPATCH_TOKEN_ADVISED_LENGTH} characters: use a long random value (e.g. \`openssl rand -hex 32\`).`,
+      );
+    }
     const applied = await migrateToLatest(handle.db as Kysely<unknown>);
     if (applied.length > 0) log.info({ migrations: applied }, 'Database migrated.');
     const secretKey = loadSecretKey(config.secretKey, config.dataDir);
@@ -84,6 +93,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       const created = await bootstrapAdmin(handle.db, config.adminEmail, config.adminPassword);
       if (created) {
         log.info({ email: config.adminEmail }, 'Bootstrap admin created.');
+        const weak = passwordProblem(config.adminPassword);
+        if (weak)
+          log.warn({ email: config.adminEmail }, `ADMIN_PASSWORD ${weak}: change it after signing in.`);
         await recordAudit(handle.db, clock.now(), {
           actor: 'system',
           action: 'user.create',

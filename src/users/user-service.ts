@@ -49,11 +49,19 @@ export async function getUser(db: Kysely<Database>, id: string): Promise<UserVie
   return toUserView(db, await findUser(db, id));
 }
 
-export async function createUser(db: Kysely<Database>, input: NewUserInput): Promise<UserView> {
+/**
+ * Creates a user. `passwordPolicy: false` skips the strength rules (length, common passwords) for
+ * the operator's own ADMIN_PASSWORD, which start-up takes as given and warns about instead.
+ */
+export async function createUser(
+  db: Kysely<Database>,
+  input: NewUserInput,
+  options: { passwordPolicy?: boolean } = {},
+): Promise<UserView> {
   const email = normalizeEmail(input.email);
   const bad: Record<string, string> = {};
   if (!EMAIL_RE.test(email) || email.length > 320) bad.email = 'must be an e-mail address';
-  const pw = passwordProblem(input.password);
+  const pw = options.passwordPolicy === false ? undefined : passwordProblem(input.password);
   if (pw) bad.password = pw;
   const { roles, problem } = await checkRoles(db, input.roles);
   if (problem) bad.roles = problem;
@@ -166,7 +174,11 @@ export async function bootstrapAdmin(
     .executeTakeFirst();
   if (existing) return false;
   try {
-    await createUser(db, { email: normalized, password, roles: ['admin'], display_name: 'Administrator' });
+    await createUser(
+      db,
+      { email: normalized, password, roles: ['admin'], display_name: 'Administrator' },
+      { passwordPolicy: false },
+    );
     return true;
   } catch (err) {
     // Another instance may have created it at the same moment.

@@ -1,0 +1,46 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { login, testConfig } from '../test/helpers/test-app.ts';
+import { openTestDatabase } from '../test/helpers/test-db.ts';
+import { type AppContext, createContext } from './context.ts';
+import { buildApp } from './http/build-app.ts';
+
+describe('createContext', () => {
+  let ctx: AppContext | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    ctx = undefined;
+  });
+
+  it("starts with the operator's weak ADMIN_PASSWORD and short DISPATCH_TOKEN, warning about both", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    ctx = await createContext(
+      testConfig({ ADMIN_EMAIL: 'admin@lab.test', ADMIN_PASSWORD: 'admin', DISPATCH_TOKEN: 'test-token' }),
+      { log, database: await openTestDatabase(), platformStatus: { driverFactory: () => undefined } },
+    );
+    const app = await buildApp(ctx);
+    try {
+      await app.ready();
+      expect(await login(app, 'admin@lab.test', 'admin')).toMatch(/socdrill_session=/);
+      const run = await app.inject({
+        method: 'POST',
+        url: '/api/noise/run',
+        headers: { authorization: 'Bearer test-token' },
+        payload: {},
+      });
+      // The token is accepted: the empty body fails validation, not authentication.
+      expect(run.statusCode).toBe(400);
+    } finally {
+      await app.close();
+    }
+    const warnings = lines.filter((l) => l.level === 40).map((l) => l.msg);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('DISPATCH_TOKEN is shorter than 16 characters'),
+        expect.stringContaining('ADMIN_PASSWORD must be at least'),
+      ]),
+    );
+    expect(JSON.stringify(lines)).not.toContain('test-token');
+  });
+});
