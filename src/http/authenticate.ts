@@ -16,14 +16,18 @@ export function createAuthenticateHook(ctx: AppContext) {
   const cookieName = sessionCookieName(ctx.config);
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     request.actor = null;
+    const authorization = request.headers.authorization;
+    const bearer = authorization !== undefined && /^bearer(\s|$)/i.test(authorization.trimStart());
+    // Checked before the not-found case too: a Bearer token anywhere but the dispatch route is 401.
+    if (bearer && request.is404) {
+      throw new AppError('unauthenticated', 'Bearer tokens are accepted only on POST /api/noise/run');
+    }
     if (request.is404) return;
     const declared = request.routeOptions.config.auth;
     // The API reference (served by a plugin that cannot carry route config) is public.
     const isPublic = declared === 'public' || request.routeOptions.url?.startsWith('/api/docs') === true;
     const auth = isPublic ? undefined : (declared as Exclude<typeof declared, 'public'>);
 
-    const authorization = request.headers.authorization;
-    const bearer = authorization !== undefined && /^bearer(\s|$)/i.test(authorization.trimStart());
     if (bearer) {
       if (auth?.bearer !== true) {
         throw new AppError('unauthenticated', 'Bearer tokens are accepted only on POST /api/noise/run');
@@ -42,6 +46,8 @@ export function createAuthenticateHook(ctx: AppContext) {
     if (!isPublic && request.actor === null) {
       throw new AppError('unauthenticated', 'Sign in first (POST /login)');
     }
+    // decisions.md §2 for cookie-authenticated changes; sign-in from another origin is refused
+    // too, so another site cannot sign a browser in to an account of its choosing (login CSRF).
     if (STATE_CHANGING.has(request.method)) refuseCrossOrigin(request, ctx.config.publicOrigin);
 
     const capability = auth?.capability;

@@ -64,6 +64,15 @@ describe('authorization matrix (spec parts 5 and 7, every route)', () => {
       });
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
     }
+    // Also where no route matches, and on the dispatch path with another method.
+    for (const [method, url] of [
+      ['GET', '/api/no-such-route'],
+      ['GET', '/api/noise/run'],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${DISPATCH_TOKEN}` } });
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.json().error.code).toBe('unauthenticated');
+    }
   });
 
   it('answers 403 to a signed-in user without the capability, before validating the body', async () => {
