@@ -83,6 +83,11 @@ export function invalidInput(message: string, fields?: Record<string, string>): 
 }
 
 /** Shorthand for a 404 of a named resource. */
+/** True for a UUID in its canonical text form (ids of users, jobs and runs). */
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
 export function notFound(what: string, id: string): AppError {
   return new AppError('not_found', `${what} "${id}" does not exist`, { details: { [what]: id } });
 }

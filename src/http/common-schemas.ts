@@ -22,4 +22,5 @@ export function errors(...statuses: number[]): Record<number, typeof ref> {
 
 export const OkBody = Type.Object({ ok: Type.Literal(true) });
 
-export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** An id in the path; text that is no UUID names nothing and answers 404, not 400 (decisions.md §3). */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NoiseJobRow } from '../db/schema.ts';
-import { notFound } from '../errors.ts';
+import { isUuid, notFound } from '../errors.ts';
 import type { NoiseSchedule } from './schedule.ts';
 
 /** How an archive's events choose their index (decisions.md §4). */
@@ -53,6 +53,8 @@ export function toJob(row: NoiseJobRow): NoiseJob {
 
 /** A job by id; 404 when there is none. With `lock`, the row stays locked until the transaction ends. */
 export async function findJob(db: Kysely<Database>, id: string, lock = false): Promise<NoiseJob> {
+  // Any other text names no job (decisions.md §3: 404), and PostgreSQL would refuse it as a uuid.
+  if (!isUuid(id)) throw notFound('noise_job', id);
   let query = db.selectFrom('noise_jobs').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

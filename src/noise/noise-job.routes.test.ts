@@ -360,6 +360,12 @@ describe('noise jobs API', () => {
     expect((await req('DELETE', `/api/noise/jobs/${created.id}`)).json()).toEqual({ ok: true });
     expect((await req('GET', `/api/noise/jobs/${created.id}`)).statusCode).toBe(404);
     expect((await req('PATCH', `/api/noise/jobs/${created.id}`, { enabled: false })).statusCode).toBe(404);
+    // Text that is no id names no job either (on PostgreSQL it must not reach a uuid column).
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await req(method, '/api/noise/jobs/not-a-job-id');
+      expect(res.statusCode, method).toBe(404);
+      expect(res.json().error.code).toBe('not_found');
+    }
   });
 
   it('refuses to delete a job while it runs', async () => {

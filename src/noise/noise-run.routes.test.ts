@@ -370,6 +370,7 @@ describe('noise runs', () => {
 
   it('answers 404 for runs of an unknown job and 400 for a bad body', async () => {
     expect((await post(undefined, crypto.randomUUID())).statusCode).toBe(404);
+    expect((await post(undefined, 'not-a-job-id')).statusCode).toBe(404);
     const bad = await post({ dispatch: 'yes' });
     expect(bad.statusCode).toBe(400);
   });

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { hashPassword, passwordProblem } from '../auth/passwords.ts';
 import { deleteUserSessions, loadCapabilities } from '../auth/sessions.ts';
 import type { Database, UserRow } from '../db/schema.ts';
-import { AppError, invalidInput, notFound } from '../errors.ts';
+import { AppError, invalidInput, isUuid, notFound } from '../errors.ts';
 import { assertSomeoneManagesUsers } from '../roles/role-service.ts';
 
 /** A user as the API returns it (never the password hash). */
@@ -189,6 +189,8 @@ export async function bootstrapAdmin(
 
 /** Finds a user row by id or throws 404. */
 export async function findUser(db: Kysely<Database>, id: string): Promise<UserRow> {
+  // Any other text names no user (decisions.md §3: 404), and PostgreSQL would refuse it as a uuid.
+  if (!isUuid(id)) throw notFound('user', id);
   const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('user', id);
   return row;

@@ -148,8 +148,17 @@ describe('users and roles API', () => {
       headers: { cookie: admin },
     });
     expect(again.statusCode).toBe(404);
-    const bad = await t.app.inject({ url: '/api/users/not-a-uuid', headers: { cookie: admin } });
-    expect(bad.statusCode).toBe(400);
+    // Text that is no id names no user either.
+    for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+      const bad = await t.app.inject({
+        method,
+        url: '/api/users/not-a-uuid',
+        headers: { cookie: admin },
+        ...(method === 'PATCH' ? { payload: { display_name: 'x' } } : {}),
+      });
+      expect(bad.statusCode, method).toBe(404);
+      expect(bad.json().error.code).toBe('not_found');
+    }
   });
 
   it('refuses to remove the last user who can manage users', async () => {
