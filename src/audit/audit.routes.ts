@@ -51,7 +51,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
             ),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           },
-          { additionalProperties: false },
+          // Other query parameters are ignored, never refused (decisions.md §2 on tokens in the query).
+          { additionalProperties: true },
         ),
         response: { 200: Type.Array(Record_), ...errors(400, 401, 403) },
       },

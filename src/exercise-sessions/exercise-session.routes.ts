@@ -110,7 +110,8 @@ export const exerciseSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
               description: 'destination name; repeat to wipe several',
             }),
           },
-          { additionalProperties: false },
+          // Other query parameters are ignored, never refused (decisions.md §2 on tokens in the query).
+          { additionalProperties: true },
         ),
         response: { 200: WipeBody, 502: WipeFailedBody, ...errors(400, 401, 403) },
       },

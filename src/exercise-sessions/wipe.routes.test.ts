@@ -239,6 +239,14 @@ describe('DELETE /api/sessions', () => {
     ]);
   });
 
+  it('ignores other query parameters, such as a token, and authenticates by the cookie alone', async () => {
+    const res = await wipe('?siem=qradar&token=abc&socdrill_session=xyz');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, wiped: [], skipped: ['qradar'] });
+    const anonymous = await wipe('?siem=qradar&socdrill_session=xyz', '');
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('refuses a missing or unknown SIEM with 400 and wipes nothing', async () => {
     const none = await wipe('');
     expect(none.statusCode).toBe(400);

@@ -91,7 +91,8 @@ export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         summary: 'List the noise-archives bucket',
         querystring: Type.Object(
           { prefix: Type.Optional(Type.String({ maxLength: 1024 })) },
-          { additionalProperties: false },
+          // Other query parameters are ignored, never refused (decisions.md §2 on tokens in the query).
+          { additionalProperties: true },
         ),
         response: { 200: Type.Array(ArchiveView), ...errors(400, 401, 403, 502) },
       },

@@ -149,7 +149,8 @@ export const RunsQuery = Type.Object(
     before: Type.Optional(Type.String({ format: 'uuid', description: 'a run id: rows created before it' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   },
-  { additionalProperties: false },
+  // Other query parameters are ignored, never refused (decisions.md §2 on tokens in the query).
+  { additionalProperties: true },
 );
 
 /** POST /api/noise/jobs/:id/runs body. */
