@@ -39,7 +39,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   internal: 500,
   not_implemented: 501,
   bad_gateway: 502,
-  archive_download_failed: 502,
+  // spec part 7 lists 400/401/403/500 for session start: a failed download is a 500 there.
+  archive_download_failed: 500,
   unavailable: 503,
 };
 

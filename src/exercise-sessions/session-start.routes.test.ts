@@ -421,7 +421,7 @@ describe('POST /api/sessions/start', () => {
     expect(huge.statusCode).toBe(413);
     expect(huge.json().error.code).toBe('payload_too_large');
     const missing = await start({ archiveDownloadUrl: url('/missing.zip'), siem: 'splunk' });
-    expect(missing.statusCode).toBe(502);
+    expect(missing.statusCode).toBe(500);
     expect(missing.json().error.code).toBe('archive_download_failed');
     for (const res of [corrupt, huge, missing]) expect(res.body).not.toContain('secret-signature');
   });

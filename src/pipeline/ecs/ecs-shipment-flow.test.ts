@@ -69,10 +69,13 @@ describe('ECS shipment flow', () => {
   });
 
   it('fails closed on an ECS-named entry that holds something else', async () => {
-    const zip = buildZip([{ name: 'a.ndjson', data: '{"time":"t","msg":"no ECS fields"}\n' }]);
+    const zip = buildZip([
+      { name: 'a.ndjson', data: a },
+      { name: 'c.ndjson', data: '{"time":"t","msg":"no ECS fields"}\n' },
+    ]);
     await expect(ship('zip', zip)).rejects.toMatchObject({
       code: 'archive_invalid',
-      details: { entry: 'a.ndjson' },
+      details: { entry: 'c.ndjson' },
     });
   });
 });

@@ -88,13 +88,23 @@ export async function prepareShipment(
   let latestEcs: number | null = null;
   let unreadableEcs = 0;
   let files = 0;
+  // Entries of another or of no known format: they fail the shipment closed (spec 2.5), but only
+  // once pass 1 is over, so an archive with nothing usable at all is `no_events` (decisions.md §5).
+  const rejected: AppError[] = [];
 
   for (const [i, archive] of archives.entries()) {
     let count = 0;
     try {
       for await (const entry of archive.entries()) {
         files++;
-        if (!(await hasFormat(entry, format))) continue;
+        const verdict = await entryVerdict(entry, format);
+        if (verdict !== 'usable') {
+          if (verdict !== 'empty')
+            rejected.push(
+              withArchiveLabel(verdict, (sources[i] as ShipmentSource).label, sources.length > 1) as AppError,
+            );
+          continue;
+        }
         if (leef) {
           for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
             for (const lines of batch.segments) {
@@ -129,12 +139,17 @@ export async function prepareShipment(
 
   const events = eventsPerSource.reduce((a, b) => a + b, 0);
   if (events === 0) {
+    const unusable = rejected.map((err) => err.details?.entry as string);
     throw new AppError(
       'no_events',
-      `The archive has no ${format === 'leef' ? 'LEEF lines (.log/.txt entries)' : 'ECS documents (.ndjson/.json entries)'} to ship`,
-      { details: { files, format } },
+      `The archive has no ${format === 'leef' ? 'LEEF lines (.log/.txt entries)' : 'ECS documents (.ndjson/.json entries)'} to ship` +
+        (unusable.length > 0
+          ? ` (not ${format === 'leef' ? 'LEEF' : 'ECS'}: ${unusable.slice(0, 5).map(quoteName).join(', ')})`
+          : ''),
+      { details: { files, format, ...(unusable.length > 0 ? { unusable_entries: unusable } : {}) } },
     );
   }
+  if (rejected.length > 0) throw rejected[0];
   const shiftMs = leef ? finishFirstPass(leef, now) : computeShift(latestEcs, now);
   return {
     format,
@@ -153,23 +168,27 @@ export async function prepareShipment(
 }
 
 /**
- * True when the entry holds the shipment's format; false for an entry without any non-empty line
- * (nothing to ship, not an error). Anything else fails closed naming the entry (spec 2.5).
+ * `usable` when the entry holds the shipment's format; `empty` for an entry without any non-empty
+ * line (nothing to ship, not an error); otherwise the error that fails it closed, naming the entry
+ * (spec 2.5).
  */
-async function hasFormat(entry: ArchiveEntry, format: ShipmentFormat): Promise<boolean> {
+async function entryVerdict(
+  entry: ArchiveEntry,
+  format: ShipmentFormat,
+): Promise<'usable' | 'empty' | AppError> {
   const detected = await detectEntryFormat(entry);
-  if (detected === format) return true;
+  if (detected === format) return 'usable';
   if (detected === 'unknown') {
     for await (const _line of entry.lines()) {
-      throw new AppError(
+      return new AppError(
         'archive_invalid',
         `Archive entry ${quoteName(entry.path)} is neither LEEF nor ECS (JSON with @timestamp and an ECS field)`,
         { details: { entry: entry.path } },
       );
     }
-    return false;
+    return 'empty';
   }
-  throw new AppError(
+  return new AppError(
     'archive_invalid',
     `Archive entry ${quoteName(entry.path)} holds ${detected === 'ecs' ? 'ECS documents' : 'LEEF lines'}, but this destination takes ${format === 'ecs' ? 'ECS' : 'LEEF'}`,
     { details: { entry: entry.path, found: detected, expected: format } },

@@ -133,6 +133,18 @@ describe('prepareShipment and shipmentEvents', () => {
     });
   });
 
+  it('answers no_events, naming them, when no entry at all is of the format (decisions.md §5)', async () => {
+    const only = zip([
+      ['readme.txt', 'Notes for the instructor\n'],
+      ['ecs.log', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n'],
+    ]);
+    await expect(prepareShipment([only], { format: 'leef', now: NOW })).rejects.toMatchObject({
+      code: 'no_events',
+      message: expect.stringContaining('"ecs.log", "readme.txt"'),
+      details: { files: 2, format: 'leef', unusable_entries: ['ecs.log', 'readme.txt'] },
+    });
+  });
+
   it('refuses an archive with nothing to ship for the format', async () => {
     const cases: ShipmentSource[] = [
       zip([['a.ndjson', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n']]),
@@ -147,12 +159,19 @@ describe('prepareShipment and shipmentEvents', () => {
   });
 
   it('fails closed on an entry that is not the destination’s format, naming it', async () => {
-    const ecsInLog = zip([['ecs.log', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n']]);
+    const leef = 'LEEF:1.0|V|P|1|E|a=1\n';
+    const ecsInLog = zip([
+      ['a.log', leef],
+      ['ecs.log', '{"@timestamp":"2024-01-01T00:00:00Z","message":"m"}\n'],
+    ]);
     await expect(prepareShipment([ecsInLog], { format: 'leef', now: NOW })).rejects.toMatchObject({
       code: 'archive_invalid',
       details: { entry: 'ecs.log', found: 'ecs', expected: 'leef' },
     });
-    const junk = zip([['junk.log', 'just some text\n']]);
+    const junk = zip([
+      ['a.log', leef],
+      ['junk.log', 'just some text\n'],
+    ]);
     await expect(prepareShipment([junk], { format: 'leef', now: NOW })).rejects.toMatchObject({
       code: 'archive_invalid',
       details: { entry: 'junk.log' },
