@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { findJob, type NoiseJob, toJob } from './job-store.ts';
 import { computeNextRunAt, type RandomSource } from './next-run-at.ts';
 import { createRunRows, failStaleRuns } from './run-store.ts';
+import type { NoiseSchedule } from './schedule.ts';
 
 /**
  * The lease is what makes "a job never runs twice at once" hold across instances: a dispatch may
@@ -142,7 +143,8 @@ export async function extendLease(
 }
 
 /**
- * Ends a dispatch: writes next_run_at from the job's current schedule and the finish time (null
+ * Ends a dispatch: writes next_run_at from `schedule` (the dispatch request's; the job's current
+ * one when absent) and the finish time (null
  * while the job is disabled), stamps last_run_at and frees the lease — only when `owner` still
  * holds it, so a dispatch that lost its lease cannot overwrite its successor's state.
  */
@@ -152,6 +154,7 @@ export async function releaseLease(
   owner: string,
   finishedAt: number,
   random: RandomSource,
+  schedule?: NoiseSchedule,
 ): Promise<{ released: boolean; next_run_at: number | null }> {
   return db.transaction().execute(async (tx) => {
     let job: NoiseJob;
@@ -161,7 +164,7 @@ export async function releaseLease(
       return { released: false, next_run_at: null };
     }
     if (job.lease_owner !== owner) return { released: false, next_run_at: job.next_run_at };
-    const next = job.enabled ? computeNextRunAt(job.schedule, finishedAt, random) : null;
+    const next = job.enabled ? computeNextRunAt(schedule ?? job.schedule, finishedAt, random) : null;
     await tx
       .updateTable('noise_jobs')
       .set({

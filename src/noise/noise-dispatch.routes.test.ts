@@ -404,19 +404,26 @@ describe('POST /api/noise/run', () => {
     ]);
   });
 
-  it('fails every row when the request names an archive the job does not have', async () => {
+  it('answers 400 naming an archive the job does not have, dispatching nothing', async () => {
     const run_ids = await pendingRuns();
     const res = await dispatch(
       bodyFor(run_ids, { archives: [{ position: 0, storage_path: 'noise/dns.zip' }] }),
     );
-    expect(res.json()).toEqual({ ok: false, failed: ['splunk-lab', 'elastic-lab', 'qradar-lab'] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.fields).toEqual({
+      'archives.0': '"noise/dns.zip" at position 0 is not an archive of job "web and dns noise"',
+    });
     const rows = await rowsOf(run_ids);
-    expect(new Set(rows.map((r) => `${r.status}: ${r.error}`))).toEqual(
-      new Set([
-        'failed: the dispatch failed: not an archive of job "web and dns noise": "noise/dns.zip" at position 0',
-      ]),
-    );
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
     expect(received().hec.total).toBe(0);
+  });
+
+  it("writes next_run_at from the request's schedule (spec 4.1 step 5)", async () => {
+    const run_ids = await pendingRuns();
+    const now = t.clock.now();
+    const res = await dispatch(bodyFor(run_ids, { schedule: { kind: 'interval', interval_seconds: 7200 } }));
+    expect(res.json()).toEqual({ ok: true });
+    expect((await findJob(t.ctx.db, jobId)).next_run_at).toBe(now + 7_200_000);
   });
 
   it('answers 409 job_running while a dispatch of the job is in progress and skips the new rows', async () => {

@@ -186,6 +186,12 @@ export class NoiseRunner {
       for (const [i, t] of request.targets.entries()) {
         if (!job.targets.includes(t)) bad[`targets.${i}`] = `"${t}" is not a target of job "${job.name}"`;
       }
+      for (const [i, a] of request.archives.entries()) {
+        if (!job.archives.some((own) => own.position === a.position && own.storage_path === a.storage_path)) {
+          bad[`archives.${i}`] =
+            `${JSON.stringify(a.storage_path)} at position ${a.position} is not an archive of job "${job.name}"`;
+        }
+      }
       const rows = await tx.selectFrom('noise_runs').selectAll().where('id', 'in', runIds).execute();
       const taken: string[] = [];
       for (const [siem, id] of Object.entries(request.run_ids)) {
@@ -316,7 +322,15 @@ export class NoiseRunner {
       if (left > 0 && error === undefined) {
         log.warn({ job_id: job.id, rows: left }, 'Noise dispatch left run rows open; marked failed.');
       }
-      const release = await releaseLease(db, job.id, flight.owner, finishedAt, this.#random);
+      // spec 4.1 step 5: from the request's schedule (the job's own for scheduler and manual runs).
+      const release = await releaseLease(
+        db,
+        job.id,
+        flight.owner,
+        finishedAt,
+        this.#random,
+        request.schedule,
+      );
       next = release.next_run_at;
       if (!release.released) {
         log.warn({ job_id: job.id, owner: flight.owner }, 'Noise dispatch ended after losing its lease.');
