@@ -184,6 +184,9 @@ async function reFire(
         by: { actor: by.actor, ip: by.ip },
       });
       for (const t of targets) bySiem.set(t, [...(bySiem.get(t) ?? []), job.id]);
+      // Marked handled at once: it may settle while the next job is being started, and its
+      // rejection is read below (an unhandled one would end the process).
+      handle.done.catch(() => {});
       running.push({ job, done: handle.done });
     } catch (err) {
       re_fire_errors.push(
@@ -200,13 +203,27 @@ async function reFire(
   try {
     await Promise.all(
       running.map(async ({ job, done }) => {
-        const result = await Promise.race([done, timeout]);
+        let result: DispatchResult | 'timeout';
+        try {
+          result = await Promise.race([done, timeout]);
+        } catch (err) {
+          // The data is already gone: a re-fire failure is a line, never a failed wipe (spec part 7).
+          re_fire_errors.push(
+            `Noise job "${job.name}" (${job.id}) re-fire failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          return;
+        }
         if (result === 'timeout') return; // still running: its outcome lands on its run rows
         for (const run of result.runs) {
           if (run.status === 'succeeded') continue;
           re_fire_errors.push(
             `Noise job "${job.name}" (${job.id}) re-fired to "${run.siem}" ended ${run.status}${run.error ? `: ${run.error}` : ''}`,
           );
+        }
+        // A target whose row could not be read back still counts as failed.
+        for (const siem of result.failed) {
+          if (result.runs.some((r) => r.siem === siem)) continue;
+          re_fire_errors.push(`Noise job "${job.name}" (${job.id}) re-fired to "${siem}" did not succeed`);
         }
       }),
     );

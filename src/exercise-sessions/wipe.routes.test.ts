@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { type BulkSimulator, startBulkSimulator } from '../../test/simulators/bulk-simulator.ts';
@@ -237,6 +237,23 @@ describe('DELETE /api/sessions', () => {
     expect(res.json().re_fire_errors).toEqual([
       `Noise job "web noise" (${jobId}) re-fired to "elastic" ended failed: receiver down`,
     ]);
+  });
+
+  it('reports a re-fire whose dispatch threw as a line of re_fire_errors, still 200', async () => {
+    const spy = vi.spyOn(t.ctx.noise.runner, 'runJob').mockImplementation(async (id) => ({
+      job_id: id,
+      run_ids: {},
+      done: Promise.reject(new Error('audit log unavailable')),
+    }));
+    try {
+      const res = await wipe('?siem=elastic');
+      expect(res.statusCode).toBe(200);
+      expect(res.json().re_fire_errors).toEqual([
+        `Noise job "web noise" (${jobId}) re-fire failed: audit log unavailable`,
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('ignores other query parameters, such as a token, and authenticates by the cookie alone', async () => {
