@@ -25,7 +25,8 @@ export async function ensureJobIndexes(
   const indexes = [
     ...new Set(job.archives.filter((a) => a.index_mode === 'new').map((a) => a.index as string)),
   ];
-  if (indexes.length === 0) return [];
+  const byDefault = job.archives.filter((a) => a.index_mode === 'default').map((a) => a.storage_path);
+  if (indexes.length === 0 && byDefault.length === 0) return [];
   const warnings: string[] = [];
   await Promise.all(
     job.targets.map(async (siem) => {
@@ -37,6 +38,14 @@ export async function ensureJobIndexes(
         return;
       }
       if (destination.driver === 'syslog_tcp') {
+        // decisions.md §5: labIndex= carries the destination's default index; without one there
+        // is nothing to carry, and the collector cannot route those lines.
+        if (byDefault.length > 0 && destination.index === null) {
+          warnings.push(
+            `syslog_tcp target "${siem}" has no index: lines of ${byDefault.map((p) => JSON.stringify(p)).join(', ')} ` +
+              "(index_mode default) are sent without labIndex=; set the destination's index to label them",
+          );
+        }
         for (const index of indexes) {
           warnings.push(
             `Index "${index}" must be created on the collector of syslog_tcp target "${siem}"; ` +
@@ -45,6 +54,7 @@ export async function ensureJobIndexes(
         }
         return;
       }
+      if (indexes.length === 0) return;
       if (deps.createDriver === undefined) {
         for (const index of indexes) {
           warnings.push(

@@ -86,7 +86,10 @@ describe('noise jobs API', () => {
       running: false,
       created_at: new Date(TEST_NOW).toISOString(),
       updated_at: new Date(TEST_NOW).toISOString(),
-      warnings: [],
+      // qradar-lab has no index, so the default-routed archive has no labIndex= to carry.
+      warnings: [
+        'syslog_tcp target "qradar-lab" has no index: lines of "noise/web.zip" (index_mode default) are sent without labIndex=; set the destination\'s index to label them',
+      ],
     });
     const read = await req('GET', `/api/noise/jobs/${job.id}`);
     const { warnings: _w, ...view } = job;
