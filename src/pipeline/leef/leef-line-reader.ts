@@ -476,25 +476,22 @@ export class LeefLineReader {
       slots[at] = slot;
     }
     const n = ve - vs;
-    if (n === slot.lastLength && referenceMs === slot.lastRef && prefixEqual(buf, vs, slot.lastValue, n)) {
-      return slot.lastParsed;
+    if (n === slot.lastLength) {
+      const moved = slot.follow(buf, vs, n, referenceMs);
+      if (moved !== undefined) return moved;
     }
     const parsed = readDevTimeWith(buf.toString('latin1', vs, ve), slot.format, referenceMs);
-    if (n <= slot.lastValue.length) {
-      // A loop: a native copy costs more in the call than these few bytes.
-      const last = slot.lastValue;
-      for (let i = 0; i < n; i++) last[i] = buf[vs + i] as number;
-      slot.lastLength = n;
-      slot.lastRef = referenceMs;
-      slot.lastParsed = parsed;
-    } else {
-      slot.lastLength = -1;
-    }
+    slot.remember(buf, vs, n, referenceMs, parsed);
     return parsed;
   }
 }
 
-/** A devTimeFormat seen recently: its bytes, compiled form and the last value read with it. */
+/**
+ * A devTimeFormat seen recently: its bytes, compiled form and the last value read with it. Values
+ * of one pattern come in runs that differ in their last digits (events of one minute), so a value
+ * is first compared with the last one: equal, it reads the same; different only in the digits of
+ * its seconds and milliseconds (FieldSpans), it is the last instant moved by the difference.
+ */
 class PatternSlot {
   readonly bytes: Buffer;
   readonly format: DateFormat;
@@ -502,11 +499,86 @@ class PatternSlot {
   lastLength = -1;
   lastRef = Number.NaN;
   lastParsed: ParsedTime | null = null;
+  /** The last full read's spans relative to the value: seconds [0, 1), milliseconds [2, 3); -1: none. */
+  readonly #spans = new Int32Array(4);
+  /** Whether #spans holds the spans of the run the last value belongs to. */
+  #hasSpans = false;
+  #lastSecond = 0;
+  #lastMilli = 0;
 
   constructor(bytes: Buffer, format: DateFormat) {
     this.bytes = bytes;
     this.format = format;
   }
+
+  /**
+   * What the value `buf[vs, vs + n)` reads as (n equals lastLength), when it follows from the last
+   * value without reading it; undefined when it must be read.
+   */
+  follow(buf: Buffer, vs: number, n: number, referenceMs: number): ParsedTime | null | undefined {
+    const last = this.lastValue;
+    const sp = this.#spans;
+    let differs = false;
+    for (let i = 0; i < n; i++) {
+      const b = buf[vs + i] as number;
+      if (b === last[i]) continue;
+      if (!this.#hasSpans || b < 48 || b > 57) return undefined;
+      if (!((i >= sp[0]! && i < sp[1]!) || (i >= sp[2]! && i < sp[3]!))) return undefined;
+      differs = true;
+    }
+    // Spans exist only for patterns with a year, whose reading does not depend on the reference.
+    if (!differs) return referenceMs === this.lastRef || this.#hasSpans ? this.lastParsed : undefined;
+    const second = sp[0]! < 0 ? 0 : digitsValue(buf, vs + sp[0]!, vs + sp[1]!);
+    if (second > 59) return undefined;
+    const milli = sp[2]! < 0 ? 0 : digitsValue(buf, vs + sp[2]!, vs + sp[3]!);
+    const p = this.lastParsed as ParsedTime;
+    const parsed: ParsedTime = {
+      ms: p.ms + (second - this.#lastSecond) * 1000 + (milli - this.#lastMilli),
+      offsetMs: p.offsetMs,
+      zoneText: p.zoneText,
+      precisionMs: p.precisionMs,
+      style: p.style,
+      subMs: p.subMs,
+      trailing: p.trailing,
+      fieldStyles: p.fieldStyles,
+      carryMs: milli - (milli % 1000),
+      yearless: p.yearless,
+      writer: p.writer,
+    };
+    for (let i = 0; i < n; i++) last[i] = buf[vs + i] as number;
+    this.#lastSecond = second;
+    this.#lastMilli = milli;
+    this.lastParsed = parsed;
+    return parsed;
+  }
+
+  /** Keeps `parsed`, the full reading of `buf[vs, vs + n)` against `referenceMs`, for follow(). */
+  remember(buf: Buffer, vs: number, n: number, referenceMs: number, parsed: ParsedTime | null): void {
+    if (n > this.lastValue.length) {
+      this.lastLength = -1;
+      return;
+    }
+    // A loop: a native copy costs more in the call than these few bytes.
+    const last = this.lastValue;
+    for (let i = 0; i < n; i++) last[i] = buf[vs + i] as number;
+    this.lastLength = n;
+    this.lastRef = referenceMs;
+    this.lastParsed = parsed;
+    const spans = parsed === null ? null : this.format.fieldSpans(parsed);
+    this.#hasSpans = spans !== null;
+    if (spans === null) return;
+    const sp = this.#spans;
+    for (let k = 0; k < 4; k++) sp[k] = spans[k]!;
+    this.#lastSecond = sp[0]! < 0 ? 0 : digitsValue(buf, vs + sp[0]!, vs + sp[1]!);
+    this.#lastMilli = sp[2]! < 0 ? 0 : digitsValue(buf, vs + sp[2]!, vs + sp[3]!);
+  }
+}
+
+/** The decimal number of the ASCII digits `buf[s, e)`. */
+function digitsValue(buf: Buffer, s: number, e: number): number {
+  let v = 0;
+  for (let i = s; i < e; i++) v = v * 10 + ((buf[i] as number) - 48);
+  return v;
 }
 
 // MIN_WRITABLE_MS of civil.ts, inlined for the hot epoch path.

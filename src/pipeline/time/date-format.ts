@@ -50,7 +50,26 @@ export interface DateFormat extends TimeWriter {
   read(text: string, referenceMs?: number): ParsedTime | null;
   /** `ms` written with this pattern, in the zone and style of `style` (UTC and defaults without). */
   format(ms: number, style?: ParsedTime | null): string;
+  /**
+   * Where the read that gave `parsed` found its seconds and milliseconds, for a reader of many
+   * values that differ only there: `[secondStart, secondEnd, milliStart, milliEnd]` in its text
+   * (-1 for a field the pattern lacks). Null unless `parsed` is the latest result of read() and the
+   * pattern has a year and at most one `s` and one `S` field — otherwise another value's instant
+   * does not follow from its seconds and milliseconds alone (see FieldSpans).
+   */
+  fieldSpans(parsed: ParsedTime): FieldSpans | null;
 }
+
+/**
+ * fieldSpans(): the spans of the seconds (`s`) and milliseconds (`S`) in the text last read. A
+ * value equal to that text outside these spans, with digits inside them, reads as the same fields
+ * except those two (every field before them has the same text; each span ends where it did,
+ * before the same byte or at the same letter count; what follows is the same text), and its
+ * instant is the last one moved by the difference in seconds and milliseconds (milliseconds are a
+ * count, carried into seconds by the same formula). Year inference is the exception — it depends
+ * on the time of day — so patterns without a year have no spans.
+ */
+export type FieldSpans = Readonly<Int32Array>;
 
 // fieldStyles bits, one number per token (see ParsedTime.fieldStyles).
 const WS_MASK = 0xff; // count of spaces/tabs skipped before the field
@@ -116,6 +135,19 @@ class JavaDateFormat implements DateFormat {
     this.problem = compiled.problem;
     this.precisionMs = precisionOf(compiled.tokens);
     this.#hasYear = compiled.tokens.some((t) => t.kind === YEAR);
+    const count = (kind: number) => compiled.tokens.filter((t) => t.kind === kind).length;
+    const seconds = count(SECOND);
+    const millis = count(MILLI);
+    this.#spansUsable = this.#hasYear && seconds <= 1 && millis <= 1 && seconds + millis > 0;
+  }
+
+  // Spans of the seconds and milliseconds of the last successful #read (see fieldSpans); a field
+  // the pattern lacks stays -1, one it has is written by every read that gets past it.
+  readonly #spans = new Int32Array([-1, -1, -1, -1]);
+  readonly #spansUsable: boolean;
+
+  fieldSpans(parsed: ParsedTime): FieldSpans | null {
+    return this.#spansUsable && parsed === this.#lastParsed ? this.#spans : null;
   }
 
   parse(text: string, referenceMs?: number): number | null {
@@ -155,6 +187,7 @@ class JavaDateFormat implements DateFormat {
     let offsetMs = 0;
     let zoneText = '';
     let styles: number[] | null = null;
+    const spans = this.#spans;
 
     for (let t = 0; t < tokens.length; t++) {
       const tok = tokens[t] as Token;
@@ -193,6 +226,13 @@ class JavaDateFormat implements DateFormat {
         }
         const digits = pos - start;
         if (digits === 0 || (tok.fixed && digits !== tok.count)) return null;
+        if (tok.kind === SECOND) {
+          spans[0] = start;
+          spans[1] = pos;
+        } else if (tok.kind === MILLI) {
+          spans[2] = start;
+          spans[3] = pos;
+        }
         if (digits < tok.count) style |= UNPADDED;
         if (style & WS_MASK) style |= Math.min(digits, 0xff) << DIGITS_SHIFT;
         switch (tok.kind) {
