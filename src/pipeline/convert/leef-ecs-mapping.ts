@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIpAddress } from './ip-address.ts';
 
 /**
  * How one LEEF value maps to the values of its ECS fields and back. `toEcs` returns undefined when
@@ -30,7 +30,7 @@ const text: Codec = {
 
 const ip: Codec = {
   name: 'IP address',
-  toEcs: (v) => (isIP(v) === 0 ? undefined : [v]),
+  toEcs: (v) => (isIpAddress(v) ? [v] : undefined),
   toLeef: ([v]) => (typeof v === 'string' && v !== '' ? v : undefined),
 };
 

@@ -1,4 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { leefLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
+import { leefToEcsReference } from '../../../test/reference/leef-to-ecs-reference.ts';
+import { parseLeef } from '../leef/parse-leef.ts';
+import { LEEF_ECS_MAPPING } from './leef-ecs-mapping.ts';
 import type { LeefRecord } from './leef-record.ts';
 import { leefToEcs } from './leef-to-ecs.ts';
 
@@ -124,5 +129,69 @@ describe('leefToEcs', () => {
       devTimeFormat: 'MMM dd yyyy HH:mm:ss',
       attributes: { x: '2' },
     });
+  });
+});
+
+describe('leefToEcs against its first implementation', () => {
+  // Keys of every kind the converter treats apart: mapped, secondary (alias) keys and their
+  // primaries, devTime, the lab index, keys no row has, and names that are also Object.prototype's.
+  const keys = fc.constantFrom(
+    ...LEEF_ECS_MAPPING.map((row) => row.leef),
+    'devTime',
+    'devTimeFormat',
+    'labIndex',
+    'custom1',
+    'x',
+    '',
+    '__proto__',
+    'constructor',
+    'toString',
+  );
+  const values = fc.oneof(
+    fc.constantFrom('10.0.0.1', '10.0.0.1', '192.168.1.300', '::1', 'fe80::1%eth0', '01.2.3.4', '0.0.0.0'),
+    fc.constantFrom('443', '65536', '007', '-3', 'TCP', 'udp', '6', '300', 'icmp', 'x y'),
+    fc.constantFrom('00:1A:2b:3C:4d:5E', '00-1a-2b-3c-4d-5e', 'allow', '', ' ', 'a,b'),
+    fc.string({ maxLength: 12 }),
+  );
+  const records = fc.record({
+    version: fc.constantFrom('1.0', '2.0'),
+    vendor: fc.constantFrom('', 'Acme'),
+    product: fc.constantFrom('', 'FW'),
+    productVersion: fc.constantFrom('', '7.1'),
+    eventId: fc.constantFrom('', 'deny'),
+    delimiter: fc.constantFrom('\t', '^', '|'),
+    attributes: fc.array(fc.tuple(keys, values), { maxLength: 14 }),
+  });
+  const options = fc.record(
+    {
+      eventTimeMs: fc.oneof(fc.constant(null), fc.integer({ min: -1e15, max: 1e15 }), fc.constant(9e15)),
+      rawLine: fc.string({ maxLength: 20 }),
+      index: fc.oneof(fc.string({ maxLength: 8 }), fc.integer()),
+    },
+    { requiredKeys: ['eventTimeMs'] },
+  );
+
+  it('gives the same document, key order included', () => {
+    fc.assert(
+      fc.property(records, options, (r, o) => {
+        const got = leefToEcs(r, o);
+        const want = leefToEcsReference(r, o);
+        expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same document for generated LEEF lines', () => {
+    fc.assert(
+      fc.property(leefLine, (generated) => {
+        const parsed = parseLeef(generated.line);
+        if (parsed === null) return;
+        const o = { eventTimeMs: 1_700_000_000_000, rawLine: generated.line, index: 'lab' };
+        expect(JSON.stringify(leefToEcs(parsed, o))).toBe(JSON.stringify(leefToEcsReference(parsed, o)));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,6 +1,11 @@
 import type { EcsDocument } from '../ecs/ecs-fields.ts';
 import { isPlainObject } from '../ecs/ecs-fields.ts';
-import { PRIMARY_ROW_BY_FIELD, RELATED_IP_FIELDS, ROWS_BY_LEEF_KEY } from './leef-ecs-mapping.ts';
+import {
+  type MappingRow,
+  PRIMARY_ROW_BY_FIELD,
+  RELATED_IP_FIELDS,
+  ROWS_BY_LEEF_KEY,
+} from './leef-ecs-mapping.ts';
 import type { LeefRecord } from './leef-record.ts';
 
 /** What leefToEcs needs besides the parsed record. */
@@ -19,62 +24,81 @@ export interface LeefToEcsOptions {
  * `leef.attributes.<key>`; values that would not come back identical (`TCP` → `tcp`) are also kept
  * under `leef.verbatim`, and a secondary key used for a field under `leef.aliases`, so ecsToLeef
  * rebuilds the same attributes. A repeated key: the last occurrence wins.
+ *
+ * This runs once per event of a LEEF archive sent to an ECS destination, so it allocates little:
+ * field paths are split once per row, the bookkeeping for secondary keys is only built for an
+ * event that has one, and the `leef.*` objects only when they get a key.
  */
 export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDocument {
   const doc: EcsDocument = {};
   const t = options.eventTimeMs;
   if (t !== null && Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS)
     doc['@timestamp'] = new Date(t).toISOString();
-  if (record.vendor !== '') setField(doc, 'observer.vendor', record.vendor);
-  if (record.product !== '') setField(doc, 'observer.product', record.product);
-  if (record.productVersion !== '') setField(doc, 'observer.version', record.productVersion);
-  if (record.eventId !== '') setField(doc, 'event.code', record.eventId);
+  if (record.vendor !== '') setPath(doc, OBSERVER_VENDOR, record.vendor);
+  if (record.product !== '') setPath(doc, OBSERVER_PRODUCT, record.product);
+  if (record.productVersion !== '') setPath(doc, OBSERVER_VERSION, record.productVersion);
+  if (record.eventId !== '') setPath(doc, EVENT_CODE, record.eventId);
 
   const leef: Record<string, unknown> = { version: record.version, delimiter: record.delimiter };
-  const custom: Record<string, string> = {};
-  const aliases: Record<string, string> = {};
-  const verbatim: Record<string, string> = {};
-  const present = new Set(record.attributes.map(([key]) => key));
-  const aliasFor = new Map<string, string>();
-  for (const [key, value] of record.attributes) {
+  let custom: Record<string, string> | null = null;
+  let aliases: Record<string, string> | null = null;
+  let verbatim: Record<string, string> | null = null;
+  let present: Set<string> | null = null;
+  let aliasFor: Map<string, string> | null = null;
+  const attributes = record.attributes;
+  for (let a = 0; a < attributes.length; a++) {
+    const [key, value] = attributes[a]!;
     if (key === '') continue;
     if (key === 'devTime' || key === 'devTimeFormat') {
       leef[key] = value;
       continue;
     }
-    const row = ROWS_BY_LEEF_KEY.get(key);
-    const field = row?.ecs[0];
-    let usable = row !== undefined && field !== undefined;
-    if (usable && row?.alias === true) {
-      const primary = PRIMARY_ROW_BY_FIELD.get(field!);
-      const taken = aliasFor.get(field!);
+    const plan = PLANS.get(key);
+    let usable = plan !== undefined;
+    if (plan !== undefined && plan.row.alias === true) {
+      present ??= new Set(attributes.map(([k]) => k));
+      const taken = aliasFor?.get(plan.field);
       usable =
-        !(primary !== undefined && present.has(primary.leef)) && (taken === undefined || taken === key);
+        !(plan.primaryKey !== undefined && present.has(plan.primaryKey)) &&
+        (taken === undefined || taken === key);
     }
-    const values = usable ? row!.codec.toEcs(value) : undefined;
+    const values = usable ? (plan as RowPlan).row.codec.toEcs(value) : undefined;
     if (values === undefined) {
+      custom ??= {};
       custom[key] = value;
       continue;
     }
-    row!.ecs.forEach((path, i) => {
-      if (values[i] !== undefined) setField(doc, path, values[i]);
-    });
-    if (row!.alias === true) {
-      aliasFor.set(field!, key);
-      aliases[key] = field!;
+    const { row, paths } = plan as RowPlan;
+    for (let i = 0; i < paths.length; i++) {
+      if (values[i] !== undefined) setPath(doc, paths[i]!, values[i]);
     }
-    if (row!.codec.toLeef(values) !== value) verbatim[key] = value;
+    if (row.alias === true) {
+      aliasFor ??= new Map();
+      aliasFor.set((plan as RowPlan).field, key);
+      aliases ??= {};
+      aliases[key] = (plan as RowPlan).field;
+    }
+    if (row.codec.toLeef(values) !== value) {
+      verbatim ??= {};
+      verbatim[key] = value;
+    }
   }
-  if (options.index !== undefined) setField(doc, 'labels.labIndex', String(options.index));
+  if (options.index !== undefined) setPath(doc, LABELS_LAB_INDEX, String(options.index));
 
-  const related = [
-    ...new Set(RELATED_IP_FIELDS.map((path) => getNested(doc, path)).filter((v) => typeof v === 'string')),
-  ];
-  if (related.length > 0) setField(doc, 'related.ip', related);
-  if (options.rawLine !== undefined) setField(doc, 'event.original', options.rawLine);
-  if (Object.keys(aliases).length > 0) leef.aliases = aliases;
-  if (Object.keys(verbatim).length > 0) leef.verbatim = verbatim;
-  if (Object.keys(custom).length > 0) leef.attributes = custom;
+  let related: string[] | null = null;
+  for (let r = 0; r < RELATED_PATHS.length; r++) {
+    const v = getPath(doc, RELATED_PATHS[r]!);
+    if (typeof v !== 'string') continue;
+    related ??= [];
+    if (!related.includes(v)) related.push(v);
+  }
+  if (related !== null) setPath(doc, RELATED_IP, related);
+  if (options.rawLine !== undefined) setPath(doc, EVENT_ORIGINAL, options.rawLine);
+  // Objects that got no key are left out, as Object.keys(...).length > 0 would; a key like
+  // `__proto__` (which a plain assignment does not add) leaves its object empty the same way.
+  if (aliases !== null && Object.keys(aliases).length > 0) leef.aliases = aliases;
+  if (verbatim !== null && Object.keys(verbatim).length > 0) leef.verbatim = verbatim;
+  if (custom !== null && Object.keys(custom).length > 0) leef.attributes = custom;
   doc.leef = leef;
   return doc;
 }
@@ -82,10 +106,40 @@ export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDoc
 // new Date() accepts up to ±8.64e15 ms.
 const MAX_DATE_MS = 8.64e15;
 
-function setField(doc: EcsDocument, path: string, value: unknown): void {
-  const parts = path.split('.');
+/** A mapping row with its field paths split once. */
+interface RowPlan {
+  readonly row: MappingRow;
+  readonly paths: ReadonlyArray<readonly string[]>;
+  /** The row's first field. */
+  readonly field: string;
+  /** For a secondary key: the LEEF key of the primary row of its field. */
+  readonly primaryKey: string | undefined;
+}
+
+const PLANS: ReadonlyMap<string, RowPlan> = new Map(
+  [...ROWS_BY_LEEF_KEY].map(([key, row]) => [
+    key,
+    {
+      row,
+      paths: row.ecs.map((path) => path.split('.')),
+      field: row.ecs[0] as string,
+      primaryKey: row.alias === true ? PRIMARY_ROW_BY_FIELD.get(row.ecs[0] as string)?.leef : undefined,
+    },
+  ]),
+);
+const RELATED_PATHS = RELATED_IP_FIELDS.map((path) => path.split('.'));
+const OBSERVER_VENDOR = ['observer', 'vendor'];
+const OBSERVER_PRODUCT = ['observer', 'product'];
+const OBSERVER_VERSION = ['observer', 'version'];
+const EVENT_CODE = ['event', 'code'];
+const LABELS_LAB_INDEX = ['labels', 'labIndex'];
+const RELATED_IP = ['related', 'ip'];
+const EVENT_ORIGINAL = ['event', 'original'];
+
+function setPath(doc: EcsDocument, parts: readonly string[], value: unknown): void {
   let holder: Record<string, unknown> = doc;
-  for (let i = 0; i < parts.length - 1; i++) {
+  const last = parts.length - 1;
+  for (let i = 0; i < last; i++) {
     const part = parts[i]!;
     const next = holder[part];
     if (isPlainObject(next)) holder = next;
@@ -95,14 +149,14 @@ function setField(doc: EcsDocument, path: string, value: unknown): void {
       holder = created;
     }
   }
-  holder[parts[parts.length - 1]!] = value;
+  holder[parts[last]!] = value;
 }
 
-function getNested(doc: EcsDocument, path: string): unknown {
+function getPath(doc: EcsDocument, parts: readonly string[]): unknown {
   let value: unknown = doc;
-  for (const part of path.split('.')) {
+  for (let i = 0; i < parts.length; i++) {
     if (!isPlainObject(value)) return undefined;
-    value = value[part];
+    value = value[parts[i]!];
   }
   return value;
 }
