@@ -14,6 +14,9 @@ import type { RebaseContext } from '../leef/leef-rebase.ts';
 import { parseLeef } from '../leef/parse-leef.ts';
 import type { PreparedShipment } from './prepare-shipment.ts';
 
+/** Documents per batch when LEEF lines are converted to ECS (see shipmentEvents). */
+const ECS_BATCH = 1000;
+
 /** What a driver receives from a shipment. */
 export type ShipmentOutput =
   /** LEEF lines (HEC with LEEF, syslog_tcp); `labIndex` adds or replaces that attribute on every line. */
@@ -57,17 +60,23 @@ export async function* shipmentEvents(
         }
         // ECS: the label goes into labels.labIndex, not into the line.
         const lines: LeefLines = { segments, count, shiftMs: shift, ctx, labIndex: null, indexes, claim };
-        const out = new Array<OutboundEvent>(batch.count);
+        // Documents are made ECS_BATCH at a time, just before the driver takes them: a whole chunk
+        // of lines at once would keep thousands of documents alive long enough to reach V8's old
+        // generation, which grows the process by hundreds of MiB on a large archive.
         const rebased: RebasedLine = { line: '', time: null };
-        let k = 0;
+        let out: OutboundEvent[] = [];
         for (const segment of batch.segments) {
           const index = indexes.find(segment);
           for (let j = 0; j < segment.starts.length; j++) {
             const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
-            out[k++] = { doc: leefLineToEcs(line, time, labIndex), time };
+            out.push({ doc: leefLineToEcs(line, time, labIndex), time });
+            if (out.length === ECS_BATCH) {
+              yield out;
+              out = [];
+            }
           }
         }
-        yield out;
+        if (out.length > 0) yield out;
       }
     }
     return;

@@ -89,6 +89,25 @@ describe('prepareShipment and shipmentEvents', () => {
     });
   });
 
+  it('converts a large LEEF archive to ECS in batches of at most 1,000 documents, in line order', async () => {
+    const lines = Array.from(
+      { length: 2_500 },
+      (_, i) => `LEEF:1.0|Acme|FW|1.0|e${i}|src=10.0.${i >> 8}.${i & 255}\tdevTime=${t0 + i * 1000}`,
+    );
+    const shipment = await prepareShipment([zip([['a.log', `${lines.join('\n')}\n`]])], {
+      format: 'leef',
+      now: NOW,
+    });
+    const sizes: number[] = [];
+    const codes: unknown[] = [];
+    for await (const batch of shipmentEvents(shipment, 0, { kind: 'ecs' })) {
+      sizes.push(batch.length);
+      for (const event of batch) codes.push((event.doc?.event as { code?: unknown } | undefined)?.code);
+    }
+    expect(sizes.every((n) => n > 0 && n <= 1_000)).toBe(true);
+    expect(codes).toEqual(lines.map((_, i) => `e${i}`));
+  });
+
   it('rebases ECS documents as text: .json arrays and .ndjson, time fields moved, the rest byte for byte', async () => {
     const source = zip([
       [
