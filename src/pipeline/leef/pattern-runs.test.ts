@@ -43,6 +43,9 @@ const PATTERNS: ReadonlyArray<{ pattern: string; samples: readonly string[]; spa
   { pattern: 'MMM dd HH:mm:ss.SSS', samples: ['Jan 02 03:04:05.006'], spans: false },
   { pattern: 'yyyy-MM-dd HH:mm', samples: ['2024-01-02 03:04'], spans: false },
   { pattern: 'yyyy-MM-dd HH:mm:ss ss', samples: ['2024-01-02 03:04:05 05'], spans: false },
+  // A bare GMT/UTC zone looks past itself for an offset: before the seconds, no spans.
+  { pattern: "yyyy-MM-dd HH:mm z'+'ss", samples: ['2024-01-02 03:04 GMT+05'], spans: false },
+  { pattern: "yyyy-MM-dd HH:mm:ss z'-'SSS", samples: ['2024-01-02 03:04:05 UTC-006'], spans: false },
 ];
 
 /** One value of a run: the next instant (mostly a short step), written in the run's style, maybe damaged. */
@@ -166,6 +169,26 @@ describe('formatted devTime runs on the byte path', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('read a zone that can take the seconds as its offset in full (GMT+45 is GMT, GMT+15 a zone)', () => {
+    for (const [pattern, values] of [
+      ["yyyy-MM-dd HH:mm z'+'ss", ['2024-01-01 10:00 GMT+45', '2024-01-01 10:00 GMT+15']],
+      ['yyyy-MM-dd HH:mm z-ss', ['2024-01-01 10:00 UTC-30', '2024-01-01 10:00 UTC-20']],
+      ["yyyy-MM-dd HH:mm:ss z'-'SSS", ['2024-01-01 10:00:05 UTC-500', '2024-01-01 10:00:05 UTC-100']],
+      ["yyyy-MM-dd z'+'HH:SSS", ['2024-01-01 GMT+10:750', '2024-01-01 GMT+10:250']],
+    ] as const) {
+      const lines = values.map((v) => `LEEF:2.0|Lab|FW|1|E|^|devTimeFormat=${pattern}^devTime=${v}`);
+      const segment = byteLines(lines);
+      const reference = createRebaseContext(NOW);
+      const ctx = createRebaseContext(NOW);
+      const reader = new LeefLineReader();
+      for (let k = 0; k < lines.length; k++) {
+        const want = readEventTime(lines[k]!, reference);
+        const got = reader.eventTime(segment.buf, segment.starts[k]!, segment.ends[k]!, ctx, null, k);
+        expect(Number.isNaN(got) ? null : got, lines[k]).toBe(want);
+      }
+    }
   });
 
   it('read a value differing only in seconds and milliseconds without the full reader', () => {

@@ -54,8 +54,9 @@ export interface DateFormat extends TimeWriter {
    * Where the read that gave `parsed` found its seconds and milliseconds, for a reader of many
    * values that differ only there: `[secondStart, secondEnd, milliStart, milliEnd]` in its text
    * (-1 for a field the pattern lacks). Null unless `parsed` is the latest result of read() and the
-   * pattern has a year and at most one `s` and one `S` field — otherwise another value's instant
-   * does not follow from its seconds and milliseconds alone (see FieldSpans).
+   * pattern has a year, at most one `s` and one `S` field, and no `z`/`Z` zone before them —
+   * otherwise another value's instant does not follow from its seconds and milliseconds alone
+   * (see FieldSpans).
    */
   fieldSpans(parsed: ParsedTime): FieldSpans | null;
 }
@@ -66,8 +67,10 @@ export interface DateFormat extends TimeWriter {
  * except those two (every field before them has the same text; each span ends where it did,
  * before the same byte or at the same letter count; what follows is the same text), and its
  * instant is the last one moved by the difference in seconds and milliseconds (milliseconds are a
- * count, carried into seconds by the same formula). Year inference is the exception — it depends
- * on the time of day — so patterns without a year have no spans.
+ * count, carried into seconds by the same formula). Two readers break this and have no spans:
+ * year inference, which depends on the time of day (patterns without a year), and a `z`/`Z` zone
+ * before the seconds, whose bare GMT/UTC looks past its own text for an offset (`z'+'ss` reads
+ * `GMT+45` as GMT then 45 seconds, but `GMT+15` as the zone GMT+15).
  */
 export type FieldSpans = Readonly<Int32Array>;
 
@@ -135,10 +138,17 @@ class JavaDateFormat implements DateFormat {
     this.problem = compiled.problem;
     this.precisionMs = precisionOf(compiled.tokens);
     this.#hasYear = compiled.tokens.some((t) => t.kind === YEAR);
-    const count = (kind: number) => compiled.tokens.filter((t) => t.kind === kind).length;
+    const tokens = compiled.tokens;
+    const count = (kind: number) => tokens.filter((t) => t.kind === kind).length;
     const seconds = count(SECOND);
     const millis = count(MILLI);
-    this.#spansUsable = this.#hasYear && seconds <= 1 && millis <= 1 && seconds + millis > 0;
+    // A `z`/`Z` zone written as bare GMT/UTC looks past its own text for an offset (`GMT+10`):
+    // placed before the seconds, what it reads could change with their digits.
+    const lastSpan = tokens.findLastIndex((t) => t.kind === SECOND || t.kind === MILLI);
+    const peekingZone = tokens.some(
+      (t, i) => i < lastSpan && (t.kind === ZONE_GENERAL || t.kind === ZONE_RFC822),
+    );
+    this.#spansUsable = this.#hasYear && seconds <= 1 && millis <= 1 && seconds + millis > 0 && !peekingZone;
   }
 
   // Spans of the seconds and milliseconds of the last successful #read (see fieldSpans); a field
