@@ -192,10 +192,12 @@ export function valueEndBytes(buf: Buffer, from: number, end: number, delimiter:
 }
 
 /**
- * Finds occurrences of a needle that most lines lack (`devTimeFormat=`, `labIndex=`, CR) in one
- * buffer, line after line. Each call searches the whole buffer from `from` once and remembers the
- * hit, so a needle missing from a chunk costs one search for all its lines. Calls with a `from`
- * lower than the last one search again.
+ * Finds occurrences of a byte sequence that most lines lack (a CR) in one buffer, line after line.
+ * Each call searches the whole buffer from `from` once and remembers the hit, so a needle missing
+ * from a chunk costs one search for all its lines. Calls with a `from` lower than the last one
+ * search again. Meant for single bytes, which the native search finds with memchr; longer keys
+ * (`devTimeFormat=`, `labIndex=`) are searched within each line by findValueInLine, which measured
+ * cheaper than one native search of a long needle over the whole chunk.
  */
 export class NeedleCursor {
   readonly #needle: Buffer;
@@ -223,9 +225,9 @@ export class NeedleCursor {
 }
 
 /**
- * findValue of leef-layout.ts on bytes for a needle most lines have (`devTime=`): searched within
- * the line, first right at the first attribute, then by its byte `needle[anchor]` (best a rare
- * one) four bytes at a time. Same answer as findValueBytes.
+ * findValue of leef-layout.ts on bytes: offset of the value after `needle` (`key=`) in the first
+ * attribute chunk that starts with it, or -1. Searched within the line, first right at the first
+ * attribute, then by its byte `needle[anchor]` (best a rare one) four bytes at a time.
  */
 export function findValueInLine(buf: Buffer, L: LeefByteLayout, needle: Buffer, anchor: number): number {
   const { attrStart, end, delimiterByte } = L;
@@ -278,25 +280,6 @@ export function leefStartIn(buf: Buffer, s: number, e: number): number {
       return i;
   }
   return e;
-}
-
-/**
- * findValue of leef-layout.ts on bytes: offset of the value after `key=` in the first attribute
- * chunk that starts with it, or -1. `cursor` searches for `key=`.
- */
-export function findValueBytes(
-  buf: Buffer,
-  L: LeefByteLayout,
-  cursor: NeedleCursor,
-  needleLength: number,
-): number {
-  const { attrStart, end, delimiterByte } = L;
-  let i = cursor.at(buf, attrStart);
-  while (i + needleLength <= end) {
-    if (i === attrStart || buf[i - 1] === delimiterByte) return i + needleLength;
-    i = cursor.at(buf, i + 1);
-  }
-  return -1;
 }
 
 /** Epoch value of `buf[start, end)` in ms when it is 10 or 13 ASCII digits, else -1 (epochMsAt). */

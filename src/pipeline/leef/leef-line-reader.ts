@@ -18,11 +18,9 @@ import {
   bytesEqual,
   epochMsBytes,
   findValueAfter,
-  findValueBytes,
   findValueInLine,
   type LeefByteLayout,
   leefStartIn,
-  NeedleCursor,
   newLeefByteLayout,
   prefixEqual,
   scanLeefBytes,
@@ -115,7 +113,6 @@ export class LeefLineReader {
   tsText: string | null = null;
   eventMs: number | null = null;
 
-  readonly #fmt = new NeedleCursor('devTimeFormat=');
   #fmtSeen = false;
   // devTimeFormat values repeat: recent patterns by their bytes.
   readonly #patterns: PatternSlot[] = [];
@@ -183,9 +180,9 @@ export class LeefLineReader {
     this.devStart = vs;
     this.devEnd = ve;
     if (fs === -2) {
-      fs = this.#fmtSeen
-        ? findValueInLine(buf, L, DEV_TIME_FORMAT, 7)
-        : findValueBytes(buf, L, this.#fmt, 14);
+      // Within the line, not by one native search over the whole chunk: that search cost more
+      // (≈ 0.15 µs per line at 1.3 GB/s) than scanning the line, which is in cache already.
+      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7);
       this.#fmtSeen = fs >= 0;
     }
     let parsed: ParsedTime | null;
