@@ -194,6 +194,54 @@ describe('vendorA_hec driver: wipe', () => {
     ]);
   });
 
+  it('fails a wipe whose search job ends DONE with a FATAL message instead of reporting 0 deleted', async () => {
+    const sim = await start({ management: { pollsUntilDone: 1 } });
+    const driver = driverFor(sim, {}, { jobPollMs: 1 });
+    await ship(driver, 'lab', [NOW]);
+    const refusal = "Error in 'delete' command: You have insufficient privileges to delete events.";
+    sim.managementFaults.next(5, {
+      status: 200,
+      match: { method: 'GET', path: /^\/services\/search\/jobs\/[^/]+$/ },
+      body: {
+        entry: [
+          {
+            content: {
+              dispatchState: 'DONE',
+              isDone: true,
+              isFailed: false,
+              messages: [{ type: 'FATAL', text: refusal }],
+            },
+          },
+        ],
+      },
+    });
+    sim.managementFaults.next(1, { status: 200, match: { path: /\/results$/ }, body: '' });
+    const [outcome] = await driver.wipe(['lab']);
+    expect(outcome).toMatchObject({ ok: false, index: 'lab' });
+    expect(outcome?.ok === false && outcome.error).toContain(
+      `search job ended with errors: FATAL ${refusal}`,
+    );
+    expect(outcome?.ok === false && outcome.error).toContain('can_delete role');
+  });
+
+  it('fails a wipe whose results carry an ERROR message and no count', async () => {
+    const sim = await start({ management: { pollsUntilDone: 1 } });
+    const driver = driverFor(sim, {}, { jobPollMs: 1 });
+    sim.managementFaults.next(1, {
+      status: 200,
+      match: { path: /\/results$/ },
+      body: {
+        messages: [{ type: 'ERROR', text: 'Search not executed: the time range is not allowed' }],
+        results: [],
+      },
+    });
+    const [outcome] = await driver.wipe(['lab']);
+    expect(outcome).toMatchObject({ ok: false, index: 'lab' });
+    expect(outcome?.ok === false && outcome.error).toMatch(
+      /\/results: the delete search reported errors: ERROR Search not executed: the time range is not allowed$/,
+    );
+  });
+
   it('reports an unreachable management API per index', async () => {
     const sim = await start();
     await sim.managementFaults.refuse();

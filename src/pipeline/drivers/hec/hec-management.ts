@@ -64,10 +64,7 @@ export async function wipeHecIndex(
   if (created.kind === 'network') return failed(ctx, index, jobs, created.message);
   if (created.status !== 200 && created.status !== 201) {
     const cause = httpCause(created);
-    const hint = /privilege/i.test(cause)
-      ? '; the management user needs the can_delete role (delete_by_keyword), which admin lacks by default'
-      : '';
-    return failed(ctx, index, jobs, `search job refused: ${cause}${hint}`);
+    return failed(ctx, index, jobs, `search job refused: ${cause}${privilegeHint(cause)}`);
   }
   let sid: string | undefined;
   try {
@@ -96,7 +93,14 @@ export async function wipeHecIndex(
     if (content.isFailed === true || state === 'FAILED') {
       return failed(ctx, index, job, `search job failed: ${jobMessages(content) || state}`);
     }
-    if (content.isDone === true || state === 'DONE') break;
+    if (content.isDone === true || state === 'DONE') {
+      // A search Splunk refuses to run as asked (no delete capability, a time range it rejects)
+      // can still end DONE, with the reason as a FATAL or ERROR message (protocols 2.4).
+      const fatal = errorMessages(content.messages);
+      if (fatal !== '')
+        return failed(ctx, index, job, `search job ended with errors: ${fatal}${privilegeHint(fatal)}`);
+      break;
+    }
     if (!(await next())) return failed(ctx, index, job, timedOutOrCancelled(signal, ctx.jobTimeoutMs, sid));
   }
   const results = `${job}/results?output_mode=json&count=0`;
@@ -109,6 +113,14 @@ export async function wipeHecIndex(
       continue;
     }
     if (answer.status !== 200) return failed(ctx, index, results, httpCause(answer));
+    const fatal = resultsErrorMessages(answer.text);
+    if (fatal !== '')
+      return failed(
+        ctx,
+        index,
+        results,
+        `the delete search reported errors: ${fatal}${privilegeHint(fatal)}`,
+      );
     const count = deletedCount(answer.text, index);
     if (!count) return failed(ctx, index, results, 'the delete results could not be read');
     if (count.errors > 0) {
@@ -185,6 +197,33 @@ export function httpCause(answer: HttpAnswer): string {
 
 function failed(ctx: ManagementContext, index: string, path: string, cause: string): IndexOutcome {
   return { ok: false, index, error: ctx.describe(path, cause) };
+}
+
+/** Names the missing role when splunkd's text speaks of privileges. */
+function privilegeHint(text: string): string {
+  return /privilege/i.test(text)
+    ? '; the management user needs the can_delete role (delete_by_keyword), which admin lacks by default'
+    : '';
+}
+
+/** The texts of the FATAL and ERROR entries of a splunkd `messages` array, joined; '' when none. */
+function errorMessages(messages: unknown): string {
+  if (!Array.isArray(messages)) return '';
+  return messages
+    .filter((m): m is { type?: unknown; text?: unknown } => typeof m === 'object' && m !== null)
+    .filter((m) => typeof m.type === 'string' && /^(FATAL|ERROR)$/i.test(m.type))
+    .map((m) => `${String(m.type)} ${String(m.text ?? '')}`.trim())
+    .join('; ');
+}
+
+/** errorMessages of a results body (`{"messages":[…],"results":[…]}`); '' when it has none or is not JSON. */
+function resultsErrorMessages(body: string): string {
+  if (body.trim() === '') return '';
+  try {
+    return errorMessages((JSON.parse(body) as { messages?: unknown }).messages);
+  } catch {
+    return '';
+  }
 }
 
 function jobMessages(content: Record<string, unknown>): string {
