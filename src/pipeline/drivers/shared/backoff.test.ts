@@ -5,8 +5,9 @@ const policy: RetryPolicy = { attempts: 6, baseMs: 200, capMs: 5_000 };
 
 describe('backoffDelay', () => {
   it('grows exponentially from the base and is capped, with jitter between half and all of the ceiling', () => {
+    // The first retry is jittered too (between base and twice base), so senders do not retry in step.
     const rows: Array<[retry: number, low: number, high: number]> = [
-      [1, 200, 200],
+      [1, 200, 400],
       [2, 200, 400],
       [3, 400, 800],
       [4, 800, 1_600],

@@ -15,10 +15,10 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 6, baseMs: 200, cap
 
 /**
  * Delay before retry number `retry` (1 = first retry): exponential from `baseMs`, capped, with
- * "equal jitter" so a fleet of senders does not retry in step. The result always lies in
- * [max(base, ceiling / 2), ceiling] where ceiling = min(cap, base · 2^(retry − 1)), so it never
- * undercuts the base and never exceeds the cap. A server's Retry-After wins when it asks for more,
- * still within the cap.
+ * "equal jitter" so a fleet of senders does not retry in step — the first retry included. The
+ * result always lies in [max(base, ceiling / 2), ceiling] where ceiling = min(cap, base · 2^max(1, retry − 1))
+ * (the first two retries wait between base and twice base), so it never undercuts the base and
+ * never exceeds the cap. A server's Retry-After wins when it asks for more, still within the cap.
  */
 export function backoffDelay(
   retry: number,
@@ -26,7 +26,7 @@ export function backoffDelay(
   random: () => number = Math.random,
   retryAfterMs?: number,
 ): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, retry - 1));
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(1, retry - 1));
   const floor = Math.min(ceiling, Math.max(policy.baseMs, ceiling / 2));
   const jittered = Math.round(floor + random() * (ceiling - floor));
   if (retryAfterMs === undefined) return jittered;
