@@ -34,6 +34,8 @@ export interface Config {
   readonly archiveMaxBytes: number;
   readonly archiveMaxUncompressedBytes: number;
   readonly scheduler: boolean;
+  /** Retry an HTTP 404 from a HEC collector like a busy server (Splunk Cloud answers 404 during maintenance). */
+  readonly hecRetryNotFound: boolean;
   readonly prometheusUrl: string | undefined;
   /** Poll interval of the platform-status monitor; undefined: the provider's default (15 s / 30 s). */
   readonly platformStatusPollSeconds: number | undefined;
@@ -173,6 +175,7 @@ export function loadConfig(env: Env): Config {
     ),
     // `on`/`off`, and the usual true/false spellings.
     scheduler: bool('SCHEDULER', true),
+    hecRetryNotFound: bool('HEC_RETRY_NOT_FOUND', false),
     prometheusUrl,
     platformStatusPollSeconds:
       str('PLATFORM_STATUS_POLL_SECONDS') === undefined

@@ -112,7 +112,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       absoluteSeconds: config.sessionAbsoluteSeconds,
     };
     const sessionEvents = new SessionEvents();
-    const driverFor: CreateDriver = (destination) => createDriver(destination, { log, clock });
+    const driverFor: CreateDriver = (destination) =>
+      createDriver(destination, { log, clock, hecRetryNotFound: config.hecRetryNotFound });
     const platformStatus = createPlatformStatus(
       { config, log, clock, db: handle.db, dbKind: handle.kind, secretBox, sessionEvents, sessionPolicy },
       { driverFactory: () => driverFor, ...overrides.platformStatus },

@@ -93,6 +93,8 @@ export interface Driver {
 export interface DriverDeps {
   readonly log: Logger;
   readonly clock: Clock;
+  /** vendorA_hec: retry a 404 from the collector instead of stopping (HEC_RETRY_NOT_FOUND; default false). */
+  readonly hecRetryNotFound?: boolean;
 }
 
 /** Builds a driver for one destination. */

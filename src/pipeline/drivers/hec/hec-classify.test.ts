@@ -63,7 +63,7 @@ describe('classifyHecAnswer', () => {
       expect(classify(400, reply('x', code)).kind, `code ${code}`).toBe('stop');
   });
 
-  it('retries busy, internal errors, gateways, 429 and 404, honouring Retry-After', () => {
+  it('retries busy, internal errors, gateways and 429, honouring Retry-After', () => {
     expect(classify(503, reply('Server is busy', 9))).toEqual({
       kind: 'retry',
       reason: 'HTTP 503 Server is busy (code 9)',
@@ -75,8 +75,21 @@ describe('classifyHecAnswer', () => {
       reason: 'HTTP 429',
       afterMs: 2_000,
     });
-    for (const status of [404, 408, 500, 502, 504])
+    for (const status of [408, 500, 502, 504])
       expect(classify(status, 'x').kind, String(status)).toBe('retry');
+  });
+
+  it('stops on a 404 unless told to retry it (Splunk Cloud maintenance), and never retries a 501', () => {
+    const notFound = classifyHecAnswer(404, 'Not Found', {}, 5, 'lab', 0);
+    expect(notFound.kind).toBe('stop');
+    expect(notFound.kind === 'stop' && notFound.reason).toMatch(
+      /^HTTP 404 Not Found: no HTTP Event Collector at this URL .*HEC_RETRY_NOT_FOUND=true/,
+    );
+    expect(classifyHecAnswer(404, 'Not Found', {}, 5, 'lab', 0, true).kind).toBe('retry');
+    expect(classifyHecAnswer(501, '', {}, 5, 'lab', 0, true)).toEqual({
+      kind: 'stop',
+      reason: 'HTTP 501: the server does not implement this request',
+    });
   });
 
   it('splits on 413 and refuses other answers', () => {

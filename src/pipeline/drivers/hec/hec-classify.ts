@@ -42,8 +42,10 @@ const CONFIG_ERRORS = new Set([10, 11, 14, 16]);
  *   stops;
  * - 400 codes 10/11/14/16, 401, 403: configuration errors, the shipment stops;
  * - 413: split the batch;
- * - 404 (Splunk Cloud answers it during maintenance), 408, 429 and 5xx: retry; a 503 naming an
- *   event position took the events before it;
+ * - 404: a wrong collector URL unless `retryNotFound` (Splunk Cloud answers 404 during
+ *   maintenance, reliability-notes §8 item 4: retryable only when configured so), so it stops;
+ * - 501: the server does not implement the request, which no retry changes: stop;
+ * - 408, 429 and other 5xx: retry; a 503 naming an event position took the events before it;
  * - anything else: the batch is refused.
  */
 export function classifyHecAnswer(
@@ -53,6 +55,7 @@ export function classifyHecAnswer(
   size: number,
   index: string | null,
   now: number,
+  retryNotFound = false,
 ): SendOutcome {
   if (status >= 200 && status < 300) return { kind: 'ok' };
   const reply = parseHecReply(body);
@@ -81,6 +84,14 @@ export function classifyHecAnswer(
   if (status === 401 || status === 403)
     return { kind: 'stop', reason: `${reason}: the HEC token was refused` };
   if (status === 413) return { kind: 'split', reason };
+  if (status === 404 && !retryNotFound) {
+    return {
+      kind: 'stop',
+      reason: `${reason}: no HTTP Event Collector at this URL (check the URL and port; set HEC_RETRY_NOT_FOUND=true to retry 404s, which Splunk Cloud answers during maintenance)`,
+    };
+  }
+  if (status === 501)
+    return { kind: 'stop', reason: `${reason}: the server does not implement this request` };
   if (status === 404 || status === 408 || status === 429 || status >= 500) {
     return {
       kind: 'retry',

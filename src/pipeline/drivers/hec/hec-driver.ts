@@ -21,6 +21,8 @@ import { ensureHecIndex, type ManagementContext, wipeHecIndex } from './hec-mana
 export interface HecDriverOptions extends HttpDriverOptions {
   /** zlib level 1-9 (default 1: the collector is usually near, and CPU is the scarce resource). */
   readonly gzipLevel?: number;
+  /** Retry a 404 from the collector (default: deps.hecRetryNotFound, else false: stop). */
+  readonly retryNotFound?: boolean;
 }
 
 /** About 1 MiB per request, as Vector sends, and four in flight. */
@@ -40,6 +42,7 @@ export function createHecDriver(
 ): Driver {
   const opts = resolveDriverOptions(options, HEC_BATCH_DEFAULTS);
   const gzipLevel = options.gzipLevel ?? 1;
+  const retryNotFound = options.retryNotFound ?? deps.hecRetryNotFound ?? false;
   const siem = destination.name;
   const secrets = [destination.token, destination.management_token, destination.management_password].filter(
     (s): s is string => typeof s === 'string',
@@ -134,6 +137,7 @@ export function createHecDriver(
           events.length,
           index,
           Date.now(),
+          retryNotFound,
         );
         return outcome.kind === 'ok' ? { kind: 'ok', bytes: rawLength } : outcome;
       };
