@@ -21,6 +21,7 @@ describe(loadConfig.name, () => {
       archiveMaxBytes: 512 * 1024 * 1024,
       archiveMaxUncompressedBytes: 4096 * 1024 * 1024,
       scheduler: true,
+      hecRetryNotFound: false,
       prometheusUrl: undefined,
     });
   });
@@ -44,6 +45,7 @@ describe(loadConfig.name, () => {
       ARCHIVE_ALLOWED_HOSTS: 'files.lab, 10.0.0.5:8443 ',
       ARCHIVE_ALLOW_HTTP: 'true',
       SCHEDULER: 'off',
+      HEC_RETRY_NOT_FOUND: 'true',
       PROMETHEUS_URL: 'http://prom:9090',
       ARCHIVE_MAX_BYTES: '1048576',
       ARCHIVE_MAX_UNCOMPRESSED_BYTES: '2097152',
@@ -67,6 +69,7 @@ describe(loadConfig.name, () => {
       archiveAllowedHosts: ['files.lab', '10.0.0.5:8443'],
       archiveAllowHttp: true,
       scheduler: false,
+      hecRetryNotFound: true,
       prometheusUrl: 'http://prom:9090',
       archiveMaxBytes: 1048576,
       archiveMaxUncompressedBytes: 2097152,
