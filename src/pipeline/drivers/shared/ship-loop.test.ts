@@ -69,9 +69,14 @@ describe('runShipment', () => {
       ctx,
     );
     await new Promise((r) => setImmediate(r));
-    // Two requests out, the third batch read and waiting for a free slot; nothing more read.
+    // The first request goes alone; the second batch waits for its answer.
+    expect(inFlight).toBe(1);
+    expect(pulled.count).toBe(2);
+    releases.shift()?.();
+    await new Promise((r) => setImmediate(r));
+    // Then two requests out, the next batch read and waiting for a free slot; nothing more read.
     expect(inFlight).toBe(2);
-    expect(pulled.count).toBe(3);
+    expect(pulled.count).toBe(4);
     while (ctx.ledger.shipped + inFlight < 10 || inFlight > 0) {
       releases.shift()?.();
       await new Promise((r) => setImmediate(r));
@@ -79,6 +84,25 @@ describe('runShipment', () => {
     await done;
     expect(most).toBe(2);
     expect(ctx.ledger.shipped).toBe(10);
+  });
+
+  it('sends a single request when the first answer stops the shipment (refused token), whatever the window', async () => {
+    let sends = 0;
+    const send = async (): Promise<SendOutcome> => {
+      sends++;
+      await new Promise((r) => setTimeout(r, 5));
+      return { kind: 'stop', reason: 'HTTP 403 Invalid token (code 4)' };
+    };
+    const ctx = context();
+    await runShipment(
+      input(Array.from({ length: 8 }, (_, i) => [`e${i}`, `f${i}`])),
+      encode,
+      send,
+      { maxEvents: 2, maxBytes: 100, concurrency: 4 },
+      ctx,
+    );
+    expect(sends).toBe(1);
+    expect(ctx.ledger.result()).toMatchObject({ shipped: 0, failed: 16, retried: 0 });
   });
 
   it('after a stop, reads the rest of the input and counts it failed without sending', async () => {

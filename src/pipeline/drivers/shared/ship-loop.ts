@@ -16,7 +16,7 @@ export type EncodeEvent = (event: OutboundEvent, seq: number) => EncodedEvent | 
 
 /**
  * Runs a shipment: pulls the caller's batches, encodes each event, cuts requests by count and bytes,
- * keeps at most `concurrency` in flight and pulls no further input while the window is full (the
+ * sends the first request alone, then keeps at most `concurrency` in flight and pulls no further input while the window is full (the
  * back-pressure that bounds memory to about concurrency × maxBytes). On a stop, the rest of the
  * input is still read and counted failed, so the caller's totals add up; on cancellation the input
  * is left unread and what was taken but not acknowledged is counted failed.
@@ -30,6 +30,10 @@ export async function runShipment(
 ): Promise<void> {
   const { ledger, signal } = ctx;
   const inFlight = new Set<Promise<void>>();
+  // The first request goes alone: a refused token or a wrong URL then costs one request and no
+  // burst of `concurrency` refusals (reliability-notes §8 item 4); the window opens once it is
+  // answered (delivered, failed or stopped).
+  let answered = false;
   let current: EncodedEvent[] = [];
   let currentBytes = 0;
   let seq = 0;
@@ -39,8 +43,11 @@ export async function runShipment(
     const batch = current;
     current = [];
     currentBytes = 0;
-    while (inFlight.size >= limits.concurrency) await Promise.race(inFlight);
-    const p = deliverBatch(batch, send, ctx).finally(() => inFlight.delete(p));
+    while (inFlight.size >= (answered ? limits.concurrency : 1)) await Promise.race(inFlight);
+    const p = deliverBatch(batch, send, ctx).finally(() => {
+      answered = true;
+      inFlight.delete(p);
+    });
     inFlight.add(p);
   };
 
