@@ -23,7 +23,11 @@ describe('hecTime', () => {
       [1433188255000, '1433188255.000'],
       [1433188255999.6, '1433188256.000'],
       [0, '0.000'],
-      [-1500, '-2.500'],
+      // Before 1970: the sign and the magnitude's digits (-1.5 s, not -2 + 0.5).
+      [-1500, '-1.500'],
+      [-1, '-0.001'],
+      [-999.6, '-1.000'],
+      [-0.4, '0.000'],
     ];
     for (const [ms, text] of rows) expect(hecTime(ms), String(ms)).toBe(text);
   });
@@ -97,7 +101,21 @@ describe('createHecEncoder', () => {
       sourcetype: null,
       now: NOW,
     });
-    const times = [NOW, NOW + 1, NOW + 999.5, NOW + 1000, NOW + 1000, NOW - 1, -1500, -1, 0, 0.4, NOW];
+    const times = [
+      NOW,
+      NOW + 1,
+      NOW + 999.5,
+      NOW + 1000,
+      NOW + 1000,
+      NOW - 1,
+      -1500,
+      -1,
+      0,
+      0.4,
+      -1000,
+      -999,
+      NOW,
+    ];
     const hosts = ['fw-1', 'fw-1', 'fw-2', 'fw-1', 'LEEF', 'fw-"3"'];
     times.forEach((time, n) => {
       const host = hosts[n % hosts.length]!;

@@ -30,9 +30,12 @@ export interface HecEnvelopeSettings {
  */
 export function hecTime(ms: number): string {
   const rounded = Math.round(ms);
-  const seconds = Math.floor(rounded / 1000);
-  const millis = rounded - seconds * 1000;
-  return `${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
+  // Before 1970 the digits are those of the magnitude, with the sign in front (-1500 → `-1.500`).
+  const sign = rounded < 0 ? '-' : '';
+  const magnitude = Math.abs(rounded);
+  const seconds = Math.floor(magnitude / 1000);
+  const millis = magnitude - seconds * 1000;
+  return `${sign}${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
 }
 
 /**
@@ -75,17 +78,21 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
     const rounded = Math.round(
       typeof event.time === 'number' && Number.isFinite(event.time) ? event.time : settings.now,
     );
-    const seconds = Math.floor(rounded / 1000);
-    if (seconds !== lastSeconds) {
-      lastSeconds = seconds;
-      head = `{"time":${seconds}.`;
+    // Seconds and milliseconds of the magnitude; a time before 1970 gets its sign in the head
+    // (`-1.500`, not `-2.500`), and a key of its own so it never shares a positive head.
+    const magnitude = rounded < 0 ? -rounded : rounded;
+    const seconds = Math.floor(magnitude / 1000);
+    const key = rounded < 0 ? -1 - seconds : seconds;
+    if (key !== lastSeconds) {
+      lastSeconds = key;
+      head = rounded < 0 ? `{"time":-${seconds}.` : `{"time":${seconds}.`;
     }
     const host = hostOf(event);
     if (host !== lastHost) {
       lastHost = host;
       middle = (host ? `,"host":${jsonString(host)}` : '') + constant;
     }
-    return new HecEnvelope(head, rounded - seconds * 1000, middle, payload, quote);
+    return new HecEnvelope(head, magnitude - seconds * 1000, middle, payload, quote);
   };
 }
 
