@@ -55,19 +55,18 @@ export const exerciseSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
               maxLength: 64,
               description: 'destination name, exactly as configured',
             }),
+            // Lengths and characters are checked per driver in startSession: a field the
+            // destination's driver ignores (spec 4.2) must not fail the request.
             indexName: Type.Optional(
               Type.String({
-                minLength: 1,
-                maxLength: 120,
-                description: 'overrides the index (vendorA_hec, vendorB_bulk); ignored for syslog_tcp',
+                description:
+                  'overrides the index (vendorA_hec, vendorB_bulk; 1-120 characters); ignored for syslog_tcp',
               }),
             ),
             syslogSourceIdentity: Type.Optional(
               Type.String({
-                minLength: 1,
-                maxLength: 255,
                 description:
-                  'syslog_tcp only: forces synthesized headers with this HOSTNAME; ignored for the other drivers',
+                  'syslog_tcp only (1-255 printable ASCII characters): forces synthesized headers with this HOSTNAME; ignored for the other drivers',
               }),
             ),
           },

@@ -219,7 +219,8 @@ describe('POST /api/sessions/start', () => {
     const res = await start({
       archiveDownloadUrl: url('/ecs.zip'),
       siem: 'elastic',
-      syslogSourceIdentity: 'ignored here',
+      // Ignored for this driver (spec 4.2), so not checked either, even when empty.
+      syslogSourceIdentity: '',
     });
     expect(res.statusCode, res.body).toBe(200);
     const shift = NEWEST - Date.UTC(2024, 5, 1, 12, 0, 0);
@@ -246,7 +247,7 @@ describe('POST /api/sessions/start', () => {
     const res = await start({
       archiveDownloadUrl: url('/leef.zip'),
       siem: 'qradar',
-      indexName: 'ignored-for-syslog',
+      indexName: '',
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ driver: 'syslog_tcp', events: 5, files: 2 });
@@ -314,6 +315,15 @@ describe('POST /api/sessions/start', () => {
       [{ archiveDownloadUrl: url('/leef.zip'), siem: 'splunk', indexName: 'Bad Index' }, ['indexName']],
       [
         { archiveDownloadUrl: url('/leef.zip'), siem: 'qradar', syslogSourceIdentity: 'has space' },
+        ['syslogSourceIdentity'],
+      ],
+      [{ archiveDownloadUrl: url('/leef.zip'), siem: 'splunk', indexName: '' }, ['indexName']],
+      [
+        { archiveDownloadUrl: url('/leef.zip'), siem: 'qradar', syslogSourceIdentity: '' },
+        ['syslogSourceIdentity'],
+      ],
+      [
+        { archiveDownloadUrl: url('/leef.zip'), siem: 'qradar', syslogSourceIdentity: 'x'.repeat(256) },
         ['syslogSourceIdentity'],
       ],
     ];
