@@ -156,8 +156,11 @@ describe('realistic fixtures', () => {
       format: 'rfc3164',
       sourceIdentity: 'ex42-fw',
     });
+    // The newest event is the last line's year-less header (09:21:00, 48.75 s after the newest
+    // devTime): it lands at now + 2 h, and the IPS event 48.75 s before it.
+    expect(r.eventTimes[3]).toBe(NOW + 2 * 3_600_000);
     expect(writer.apply(r.lines[2] as string, r.eventTimes[2] ?? null, NOW)).toBe(
-      "<134>Nov 22 20:00:00 ex42-fw LEEF:2.0|Fortinet|FortiGate|7.2.4|0419016384|^|devTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX^devTime=2026-11-22T21:00:00.000+01:00^cat=utm:ips^sev=9^src=203.0.113.99^dst=192.168.10.40^dstPort=445^proto=6^action=dropped^attack=SMB.Login.Brute.Force",
+      "<134>Nov 22 19:59:11 ex42-fw LEEF:2.0|Fortinet|FortiGate|7.2.4|0419016384|^|devTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX^devTime=2026-11-22T20:59:11.250+01:00^cat=utm:ips^sev=9^src=203.0.113.99^dst=192.168.10.40^dstPort=445^proto=6^action=dropped^attack=SMB.Login.Brute.Force",
     );
   });
 });

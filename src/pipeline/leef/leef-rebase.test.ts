@@ -131,19 +131,36 @@ describe('readEventTime and shiftLine', () => {
 });
 
 describe('rebaseLines', () => {
-  it('lets dated events decide the shift over year-less RFC 3164 headers', () => {
+  it('places year-less RFC 3164 headers next to the dated events, not against now', () => {
     const lines = [
       'LEEF:1.0|V|P|1|ID|devTime=1710148502000',
-      '<30>Mar 11 09:16:00 lnx sshd[1]: Accepted publickey for deploy',
+      '<30>Mar 11 09:14:00 lnx sshd[1]: Accepted publickey for deploy',
+      '<30>Nov 20 09:14:00 lnx sshd[1]: a header far from the dated event',
       'nothing here',
     ];
     const r = rebaseLines(lines, NOW);
+    // Against now (2026-11-22) the second header would be 2026-11-20, newer than everything; next
+    // to the dated event (2024-03-11) it is 2023-11-20. The dated event is the newest.
     expect(r.shiftMs).toBe(NOW + H2 - 1710148502000);
     expect(r.unreadable).toBe(1);
     expect(r.lines[0]).toBe(`LEEF:1.0|V|P|1|ID|devTime=${NOW + H2}`);
-    // The header is placed in 2024 next to the dated event and moves by the same shift.
-    expect(r.eventTimes[1]).toBe(Date.UTC(2024, 2, 11, 9, 16, 0) + r.shiftMs);
-    expect(r.lines[2]).toBe('nothing here');
+    expect(r.eventTimes[1]).toBe(Date.UTC(2024, 2, 11, 9, 14, 0) + r.shiftMs);
+    expect(r.eventTimes[2]).toBe(Date.UTC(2023, 10, 20, 9, 14, 0) + r.shiftMs);
+    expect(r.lines[3]).toBe('nothing here');
+  });
+
+  it('lands a year-less header newer than every dated event at now + 2 h, the dated ones before it', () => {
+    const dated = Date.UTC(2024, 2, 10, 12, 0, 0);
+    const lines = [
+      `LEEF:1.0|V|P|1|E|devTime=${dated}\tsrc=1.1.1.1`,
+      '<13>Mar 10 20:00:00 fw LEEF:1.0|V|P|1|E|src=2.2.2.2',
+    ];
+    const r = rebaseLines(lines, NOW);
+    // The header is placed in 2024, eight hours after the dated event: it is the newest.
+    expect(r.shiftMs).toBe(NOW + H2 - Date.UTC(2024, 2, 10, 20, 0, 0));
+    expect(r.eventTimes[1]).toBe(NOW + H2);
+    expect(r.eventTimes[0]).toBe(NOW + H2 - 8 * 3_600_000);
+    expect(r.lines[0]).toBe(`LEEF:1.0|V|P|1|E|devTime=${NOW + H2 - 8 * 3_600_000}\tsrc=1.1.1.1`);
   });
 
   it('ships an archive without any readable time unchanged, with shiftDays 0', () => {
@@ -202,6 +219,43 @@ const timedLine = fc
   });
 
 describe('rebase properties', () => {
+  it('lands the newest event at now + 2 h when dated lines and year-less headers mix', () => {
+    const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const two = (n: number) => String(n).padStart(2, '0');
+    const header = (ms: number) => {
+      const d = new Date(ms);
+      const day = d.getUTCDate();
+      return `<13>${MONTH_NAMES[d.getUTCMonth()]} ${day < 10 ? ` ${day}` : day} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} fw LEEF:1.0|V|P|1|E|src=1.2.3.4`;
+    };
+    const DAY = 86_400_000;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2025, 11, 1) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        // Header-only lines around the newest dated event (within the day of slack and beyond it).
+        fc.array(fc.integer({ min: -3 * DAY, max: 3 * DAY }), { minLength: 1, maxLength: 4 }),
+        (dated, offsets) => {
+          const newest = Math.max(...dated);
+          const headerTimes = offsets
+            .map((o) => Math.floor((newest + o) / 1000) * 1000)
+            // 29 February exists in some years only, which year inference cannot keep straight.
+            .filter((ms) => !(new Date(ms).getUTCMonth() === 1 && new Date(ms).getUTCDate() === 29));
+          const lines = [
+            ...dated.map((ms) => `LEEF:1.0|V|P|1|E|devTime=${ms}\tsrc=1.1.1.1`),
+            ...headerTimes.map(header),
+          ];
+          const r = rebaseLines(lines, NOW);
+          const times = r.eventTimes.filter((t): t is number => t !== null);
+          expect(times).toHaveLength(lines.length);
+          expect(Math.max(...times)).toBe(NOW + H2);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('moves every readable time by exactly the shift (to its precision) and keeps its format', () => {
     fc.assert(
       fc.property(

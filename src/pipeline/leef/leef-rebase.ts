@@ -90,11 +90,12 @@ export function readEventTime(line: string, ctx: RebaseContext): number | null {
 
 /**
  * Ends pass 1: the shipment's shift, from the newest dated event when there is one. Year-less
- * times (RFC 3164 headers) then only follow: their year is a guess relative to now, and a header-
+ * times (RFC 3164 headers) read against now do not count: their year is a guess, and a header-
  * only line recorded with the archive would otherwise look a year or more newer than the dated
  * lines beside it and wreck the shift. For pass 2 their year is re-anchored on the newest dated
- * event. With only year-less times, they decide (their year relative to now is then harmless:
- * only month and day are written back).
+ * event; when the shipment has both kinds, yearlessPassContext reads them again against it so the
+ * newest of all decides. With only year-less times, they decide (their year relative to now is then
+ * harmless: only month and day are written back).
  */
 export function finishFirstPass(ctx: RebaseContext, nowMs: number): number {
   if (ctx.latestDatedMs !== null) {
@@ -102,6 +103,28 @@ export function finishFirstPass(ctx: RebaseContext, nowMs: number): number {
     return computeShift(ctx.latestDatedMs, nowMs);
   }
   return computeShift(ctx.latestYearlessMs, nowMs);
+}
+
+/**
+ * After finishFirstPass: a context for a second reading of the shipment's lines when it mixes
+ * dated and year-less event times, else null. Year-less times were read against now in pass 1, but
+ * pass 2 places them against the newest dated event (up to a day after it), where one of them may be
+ * the newest event of all. Reading every line again against that reference (readEventTime, or
+ * LeefLineReader.eventTime without an index) finds it; finishYearlessPass then gives the shift.
+ */
+export function yearlessPassContext(ctx: RebaseContext): RebaseContext | null {
+  if (ctx.latestDatedMs === null || ctx.latestYearlessMs === null) return null;
+  return createRebaseContext(ctx.referenceMs);
+}
+
+/**
+ * The shift once `again` (yearlessPassContext) has read every line: from the newest event as pass 2
+ * will place it, dated or year-less, so that it lands at now + 2 h (decisions.md §5).
+ */
+export function finishYearlessPass(ctx: RebaseContext, again: RebaseContext, nowMs: number): number {
+  const dated = ctx.latestDatedMs as number;
+  const yearless = again.latestYearlessMs;
+  return computeShift(yearless !== null && yearless > dated ? yearless : dated, nowMs);
 }
 
 /**
@@ -158,7 +181,12 @@ export interface RebasedLines {
 export function rebaseLines(lines: readonly string[], nowMs: number): RebasedLines {
   const ctx = createRebaseContext(nowMs);
   for (const line of lines) readEventTime(line, ctx);
-  const shiftMs = finishFirstPass(ctx, nowMs);
+  let shiftMs = finishFirstPass(ctx, nowMs);
+  const again = yearlessPassContext(ctx);
+  if (again !== null) {
+    for (const line of lines) readEventTime(line, again);
+    shiftMs = finishYearlessPass(ctx, again, nowMs);
+  }
   const out: string[] = new Array(lines.length);
   const eventTimes: Array<number | null> = new Array(lines.length);
   for (let i = 0; i < lines.length; i++) {

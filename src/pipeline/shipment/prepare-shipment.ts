@@ -13,9 +13,11 @@ import {
   computeShift,
   createRebaseContext,
   finishFirstPass,
+  finishYearlessPass,
   type RebaseContext,
   readEventTime,
   shiftDays,
+  yearlessPassContext,
 } from '../leef/leef-rebase.ts';
 
 /** One archive of a shipment (session start has one; a noise run has one per job archive). */
@@ -91,6 +93,8 @@ export async function prepareShipment(
   // Entries of another or of no known format: they fail the shipment closed (spec 2.5), but only
   // once pass 1 is over, so an archive with nothing usable at all is `no_events` (decisions.md §5).
   const rejected: AppError[] = [];
+  // LEEF entries read in pass 1, per archive (a second reading takes the same ones).
+  const leefEntries = archives.map(() => new Set<string>());
 
   for (const [i, archive] of archives.entries()) {
     let count = 0;
@@ -106,20 +110,8 @@ export async function prepareShipment(
           continue;
         }
         if (leef) {
-          for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
-            for (const lines of batch.segments) {
-              const { buf, starts, ends } = lines;
-              const index = lineIndexes.create(lines);
-              for (let k = 0; k < starts.length; k++) {
-                if (isAsciiLine(lines, k)) {
-                  reader.eventTime(buf, starts[k] as number, ends[k] as number, leef, index, k);
-                } else {
-                  readEventTime(buf.toString('utf8', starts[k], ends[k]), leef);
-                }
-              }
-            }
-            count += batch.count;
-          }
+          (leefEntries[i] as Set<string>).add(entry.path);
+          count += await readLeefTimes(entry, leef, reader, lineIndexes);
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
             for (const record of batch) {
@@ -150,7 +142,24 @@ export async function prepareShipment(
     );
   }
   if (rejected.length > 0) throw rejected[0];
-  const shiftMs = leef ? finishFirstPass(leef, now) : computeShift(latestEcs, now);
+  let shiftMs = leef ? finishFirstPass(leef, now) : computeShift(latestEcs, now);
+  const again = leef ? yearlessPassContext(leef) : null;
+  if (leef && again) {
+    // Dated and year-less event times together: the year-less ones are read once more against
+    // the newest dated event, where pass 2 will place them, so the newest of all lands at now + 2 h.
+    const secondReader = new LeefLineReader();
+    for (const [i, archive] of archives.entries()) {
+      try {
+        for await (const entry of archive.entries()) {
+          if ((leefEntries[i] as Set<string>).has(entry.path))
+            await readLeefTimes(entry, again, secondReader, null);
+        }
+      } catch (err) {
+        throw withArchiveLabel(err, (sources[i] as ShipmentSource).label, sources.length > 1);
+      }
+    }
+    shiftMs = finishYearlessPass(leef, again, now);
+  }
   return {
     format,
     now,
@@ -165,6 +174,34 @@ export async function prepareShipment(
     lineIndexes,
     ecsReaders,
   };
+}
+
+/**
+ * Reads the event time of every line of a LEEF entry into `ctx` (pass 1), recording what pass 2
+ * can reuse in `indexes` when given; returns the entry's line count.
+ */
+async function readLeefTimes(
+  entry: ArchiveEntry,
+  ctx: RebaseContext,
+  reader: LeefLineReader,
+  indexes: LineIndexes | null,
+): Promise<number> {
+  let count = 0;
+  for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+    for (const lines of batch.segments) {
+      const { buf, starts, ends } = lines;
+      const index = indexes === null ? null : indexes.create(lines);
+      for (let k = 0; k < starts.length; k++) {
+        if (isAsciiLine(lines, k)) {
+          reader.eventTime(buf, starts[k] as number, ends[k] as number, ctx, index, k);
+        } else {
+          readEventTime(buf.toString('utf8', starts[k], ends[k]), ctx);
+        }
+      }
+    }
+    count += batch.count;
+  }
+  return count;
 }
 
 /**

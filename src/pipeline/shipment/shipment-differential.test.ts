@@ -18,7 +18,14 @@ import type { OutboundBatch, OutboundEvent } from '../drivers/driver.ts';
 import { createSyslogEncoding, type SyslogEncoderSettings } from '../drivers/syslog-tcp/syslog-encode.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
-import { createRebaseContext, finishFirstPass, readEventTime, shiftLine } from '../leef/leef-rebase.ts';
+import {
+  createRebaseContext,
+  finishFirstPass,
+  finishYearlessPass,
+  readEventTime,
+  shiftLine,
+  yearlessPassContext,
+} from '../leef/leef-rebase.ts';
 import { setAttribute } from '../leef/set-attribute.ts';
 import { frameLf, frameOctetCounted } from '../syslog/framing.ts';
 import { createHeaderWriter } from '../syslog/header-mode.ts';
@@ -400,7 +407,12 @@ function reference(archives: EntrySpec[][], lab: string | null): Expected {
   );
   const ctx = createRebaseContext(NOW);
   for (const source of lines) for (const line of source) readEventTime(line, ctx);
-  const shiftMs = finishFirstPass(ctx, NOW);
+  let shiftMs = finishFirstPass(ctx, NOW);
+  const again = yearlessPassContext(ctx);
+  if (again !== null) {
+    for (const source of lines) for (const line of source) readEventTime(line, again);
+    shiftMs = finishYearlessPass(ctx, again, NOW);
+  }
   const events = lines.map((source) =>
     source.map((line) => {
       const shifted = shiftLine(line, shiftMs, ctx);

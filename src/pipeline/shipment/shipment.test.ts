@@ -141,6 +141,19 @@ describe('prepareShipment and shipmentEvents', () => {
     expect(ea?.time).toBe(NOW + 2 * HOUR - 5 * HOUR);
   });
 
+  it('lands the newest event at now + 2 h when it is a year-less header in another archive than the dated ones', async () => {
+    const dated = Date.UTC(2024, 2, 10, 12, 0, 0);
+    const a = zip([['a.log', `LEEF:1.0|V|P|1|E|devTime=${dated}\tsrc=1.1.1.1\n`]]);
+    const b = zip([['b.log', '<13>Mar 10 20:00:00 fw LEEF:1.0|V|P|1|E|src=2.2.2.2\n']]);
+    const shipment = await prepareShipment([a, b], { format: 'leef', now: NOW });
+    expect(shipment.shiftMs).toBe(NOW + 2 * HOUR - Date.UTC(2024, 2, 10, 20, 0, 0));
+    const [ea] = await collect(shipment, 0, { kind: 'leef' });
+    const [eb] = await collect(shipment, 1, { kind: 'leef' });
+    expect(eb?.time).toBe(NOW + 2 * HOUR);
+    expect(eb?.line).toBe('<13>Mar  1 14:00:00 fw LEEF:1.0|V|P|1|E|src=2.2.2.2');
+    expect(ea?.time).toBe(NOW + 2 * HOUR - 8 * HOUR);
+  });
+
   it('ships an archive without any readable time unchanged with a zero shift', async () => {
     const source = zip([['a.log', 'LEEF:1.0|V|P|1|E|msg=hello\n']]);
     const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
