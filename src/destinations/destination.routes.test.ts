@@ -284,7 +284,8 @@ describe('SIEM destinations API', () => {
           {
             name: 'index',
             ok: true,
-            message: 'index "lab-events" does not exist yet; the first shipment creates it',
+            message:
+              'index "lab-events" does not exist yet; the first shipment creates it if the cluster allows automatic index creation (action.auto_create_index), otherwise create it beforehand',
           },
         ],
       });

@@ -51,6 +51,16 @@ export function rejectedExecution(flavor: BulkFlavor, bytes: number): EsErrorCau
   };
 }
 
+/** The write block a disk past the flood-stage watermark puts on an index (429, request or item). */
+export function floodStageBlock(index: string): EsErrorCause {
+  return {
+    type: 'cluster_block_exception',
+    reason:
+      `index [${index}] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, ` +
+      'index has read-only-allow-delete block];',
+  };
+}
+
 /**
  * 401 as each product words it. Elasticsearch: a `security_exception` whose reason says whether
  * credentials were missing or wrong, plus the `WWW-Authenticate` challenges. OpenSearch's security
@@ -84,6 +94,69 @@ export function authFailure(
   return { ...res, headers: { 'www-authenticate': challenges } };
 }
 
+/** Who a request authenticated as, for 403 wording: a user, or an API key of a user. */
+export interface BulkPrincipal {
+  readonly user: string;
+  readonly apiKeyId?: string;
+}
+
+/** The action a request needs and which privileges grant it (the usual ones, not every alias). */
+function requiredAction(
+  method: string,
+  path: string,
+): { action: string; scope: 'cluster' | 'index'; privileges: string; index?: string } {
+  const segments = path.split('/').filter((s) => s !== '');
+  const [first, second] = segments;
+  const index = first !== undefined && !first.startsWith('_') ? first : undefined;
+  const on = (action: string, privileges: string, target = index) => ({
+    action,
+    scope: 'index' as const,
+    privileges,
+    ...(target !== undefined ? { index: target } : {}),
+  });
+  if (segments.length === 0)
+    return { action: 'cluster:monitor/main', scope: 'cluster', privileges: 'monitor,manage,all' };
+  if (first === '_bulk' || second === '_bulk')
+    return on('indices:data/write/bulk', 'create_doc,create,delete,index,write,all');
+  if (second === '_delete_by_query') return on('indices:data/write/delete/byquery', 'delete,write,all');
+  if (second === '_refresh') return on('indices:admin/refresh', 'maintenance,manage,all');
+  if (second === '_count') return on('indices:data/read/search', 'read,all');
+  if (first === '_data_stream')
+    return on('indices:admin/data_stream/create', 'create_index,manage,all', second);
+  if (method === 'PUT') return on('indices:admin/create', 'create_index,manage,all');
+  return on('indices:admin/get', 'view_index_metadata,manage,all');
+}
+
+/**
+ * 403 as each product words a missing privilege, in the `security_exception` shape of every
+ * request-level error (protocols-hec-bulk.md 3.5). Elasticsearch: "action [..] is unauthorized for
+ * user [..] … this action is granted by the … privileges [..]"; OpenSearch's security plugin:
+ * "no permissions for [..] and User [..]".
+ */
+export function privilegeFailure(
+  flavor: BulkFlavor,
+  method: string,
+  path: string,
+  principal: BulkPrincipal,
+): SimResponse {
+  const need = requiredAction(method, path);
+  if (flavor === 'opensearch') {
+    return esError(403, {
+      type: 'security_exception',
+      reason: `no permissions for [${need.action}] and User [name=${principal.user}, backend_roles=[], requestedTenant=null]`,
+    });
+  }
+  const who =
+    principal.apiKeyId !== undefined
+      ? `API key id [${principal.apiKeyId}] of user [${principal.user}]`
+      : `user [${principal.user}] with effective roles [socdrill_lab_writer]`;
+  const on = need.index !== undefined ? ` on indices [${need.index}]` : '';
+  return esError(403, {
+    type: 'security_exception',
+    reason: `action [${need.action}] is unauthorized for ${who}${on}, this action is granted by the ${need.scope} privileges [${need.privileges}]`,
+  });
+}
+
 /** The product's answer for an injected status (`errorType` picks the 429 variant). */
 export function bulkFaultResponse(flavor: BulkFlavor, status: number, errorType?: string): SimResponse {
   if (status === 429) {
@@ -98,14 +171,7 @@ export function bulkFaultResponse(flavor: BulkFlavor, status: number, errorType?
         durability: 'TRANSIENT',
       });
     }
-    if (errorType === 'cluster_block_exception') {
-      return esError(429, {
-        type: 'cluster_block_exception',
-        reason:
-          'index [lab] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, ' +
-          'index has read-only-allow-delete block];',
-      });
-    }
+    if (errorType === 'cluster_block_exception') return esError(429, floodStageBlock('lab'));
     return esError(429, rejectedExecution(flavor, 4096));
   }
   if (status === 503) {

@@ -1,4 +1,4 @@
-import { authFailure, type BulkFlavor, esError } from './bulk-errors.ts';
+import { authFailure, type BulkFlavor, type BulkPrincipal, esError } from './bulk-errors.ts';
 import { applyFilterPath } from './bulk-filter-path.ts';
 import type { SimRequest, SimResponse } from './sim-http-server.ts';
 
@@ -63,6 +63,18 @@ export function authenticateBulk(creds: BulkCredentials, req: SimRequest): SimRe
     return authFailure(flavor, anonymous, undefined, es);
   }
   return missing();
+}
+
+/** Who the request's Authorization header names (`fallbackUser` for a token or no header). */
+export function principalOf(req: SimRequest, fallbackUser: string): BulkPrincipal {
+  const header = single(req.headers.authorization) ?? '';
+  const space = header.indexOf(' ');
+  const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+  const decoded = Buffer.from(space < 0 ? '' : header.slice(space + 1).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (scheme === 'basic' && colon > 0) return { user: decoded.slice(0, colon) };
+  if (scheme === 'apikey' && colon > 0) return { user: fallbackUser, apiKeyId: decoded.slice(0, colon) };
+  return { user: fallbackUser };
 }
 
 /** Content-Type / Accept rules, checked before authentication as Elasticsearch's REST layer does. */

@@ -3,6 +3,7 @@ import {
   type BulkFlavor,
   type EsErrorCause,
   esError,
+  floodStageBlock,
   indexNotFound,
   parsingExceptionType,
   rejectedExecution,
@@ -26,6 +27,8 @@ export interface ItemRejection {
   /** Items left to reject (consumed in order across requests). */
   count: number;
   readonly status: number;
+  /** `cluster_block_exception`: the disk flood-stage block instead of a thread-pool rejection. */
+  readonly errorType?: string;
   readonly where?: (item: { index: string; id: string | undefined; op: string; position: number }) => boolean;
 }
 
@@ -107,7 +110,13 @@ function executeItem(
   if (rejection) {
     rejection.count--;
     if (rejection.count === 0) state.itemRejections.splice(state.itemRejections.indexOf(rejection), 1);
-    return failure(undefined, rejection.status, rejectedExecution(state.flavor, action.source?.length ?? 0));
+    return failure(
+      undefined,
+      rejection.status,
+      rejection.errorType === 'cluster_block_exception'
+        ? floodStageBlock(action.index)
+        : rejectedExecution(state.flavor, action.source?.length ?? 0),
+    );
   }
   const problem = cachedNameProblem(action.index);
   if (problem) {

@@ -332,6 +332,18 @@ describe('bulk simulator: _bulk', () => {
     expect(item(osRes, 0).error?.type).toBe('rejected_execution_exception');
   });
 
+  it('rejects injected items with the disk flood-stage block when asked to', async () => {
+    const sim = await start();
+    sim.rejectItems(1, { errorType: 'cluster_block_exception' });
+    const res = await call(sim, 'POST', '/_bulk', ndjson({ create: { _index: 'lab' } }, { a: 1 }));
+    expect(statuses(res)).toEqual([429]);
+    expect(item(res, 0).error).toEqual({
+      type: 'cluster_block_exception',
+      reason:
+        'index [lab] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];',
+    });
+  });
+
   it('overwrites with index, deletes with delete and reports missing documents', async () => {
     const sim = await start();
     await call(sim, 'POST', '/_bulk', ndjson({ index: { _index: 'lab', _id: '1' } }, { v: 1 }));
@@ -589,6 +601,71 @@ describe('bulk simulator: faults and TLS', () => {
     ]);
     expect(sim.store.indexes.size).toBe(0);
     expect((await call(sim, 'POST', '/_bulk', body)).json.errors).toBe(false);
+  });
+
+  it('answers injected 401 and 403 with the security_exception bodies Elasticsearch sends', async () => {
+    const sim = await start();
+    const body = ndjson({ create: { _index: 'lab' } }, {});
+    sim.faults.next(1, { status: 401 });
+    const refused = await call(sim, 'POST', '/_bulk', body);
+    const challenges = ['Basic realm="security", charset="UTF-8"', 'Bearer realm="security"', 'ApiKey'];
+    const auth = {
+      type: 'security_exception',
+      reason: 'unable to authenticate user [elastic] for REST request [/_bulk]',
+      header: { 'WWW-Authenticate': challenges },
+    };
+    expect([refused.status, refused.json]).toEqual([
+      401,
+      { error: { root_cause: [auth], ...auth }, status: 401 },
+    ]);
+    expect(refused.headers.get('www-authenticate')).toBe(challenges.join(', '));
+
+    sim.faults.next(1, { status: 403 });
+    const forbidden = await call(sim, 'POST', '/lab/_bulk', body);
+    const privilege = {
+      type: 'security_exception',
+      reason:
+        'action [indices:data/write/bulk] is unauthorized for user [elastic] with effective roles [socdrill_lab_writer] on indices [lab], this action is granted by the index privileges [create_doc,create,delete,index,write,all]',
+    };
+    expect([forbidden.status, forbidden.json]).toEqual([
+      403,
+      { error: { root_cause: [privilege], ...privilege }, status: 403 },
+    ]);
+    expect(forbidden.headers.get('x-elastic-product')).toBeNull();
+
+    sim.faults.next(1, { status: 403 });
+    const keyId = Buffer.from(sim.apiKey ?? '', 'base64')
+      .toString('utf8')
+      .split(':')[0];
+    const root = await call(sim, 'GET', '/', undefined, { authorization: `ApiKey ${sim.apiKey}` });
+    expect(root.json.error.reason).toBe(
+      `action [cluster:monitor/main] is unauthorized for API key id [${keyId}] of user [elastic], this action is granted by the cluster privileges [monitor,manage,all]`,
+    );
+    expect(sim.store.indexes.size).toBe(0);
+  });
+
+  it('answers injected 401 and 403 as the OpenSearch security plugin does', async () => {
+    const sim = await start({ flavor: 'opensearch' });
+    sim.faults.next(1, { status: 401 });
+    const refused = await call(sim, 'GET', '/');
+    expect([refused.status, refused.text]).toEqual([401, 'Unauthorized']);
+    sim.faults.next(1, { status: 403 });
+    const forbidden = await call(sim, 'GET', '/');
+    expect([forbidden.status, forbidden.json.error]).toEqual([
+      403,
+      {
+        root_cause: [
+          {
+            type: 'security_exception',
+            reason:
+              'no permissions for [cluster:monitor/main] and User [name=admin, backend_roles=[], requestedTenant=null]',
+          },
+        ],
+        type: 'security_exception',
+        reason:
+          'no permissions for [cluster:monitor/main] and User [name=admin, backend_roles=[], requestedTenant=null]',
+      },
+    ]);
   });
 
   it('drops a connection mid-batch without storing anything', async () => {

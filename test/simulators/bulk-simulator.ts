@@ -7,8 +7,14 @@ import {
   noHandler,
   rootInfo,
 } from './bulk-answers.ts';
-import { type BulkFlavor, bulkFaultResponse, esError, indexNotFound } from './bulk-errors.ts';
-import { authenticateBulk, checkBulkMediaTypes, shapeBulkAnswer } from './bulk-http-rules.ts';
+import {
+  type BulkFlavor,
+  bulkFaultResponse,
+  esError,
+  indexNotFound,
+  privilegeFailure,
+} from './bulk-errors.ts';
+import { authenticateBulk, checkBulkMediaTypes, principalOf, shapeBulkAnswer } from './bulk-http-rules.ts';
 import {
   type BulkDocument,
   type BulkIndex,
@@ -92,8 +98,14 @@ export interface BulkSimulator {
   readonly apiKey: string | undefined;
   readonly store: BulkStore;
   readonly faults: HttpFaults;
-  /** Fails the next `count` bulk items (matching `where`, if given) with a 429 rejection. */
-  rejectItems(count: number, options?: { status?: number; where?: ItemRejection['where'] }): void;
+  /**
+   * Fails the next `count` bulk items (matching `where`, if given) with a 429 rejection, or with the
+   * disk flood-stage block when `errorType` is `cluster_block_exception`.
+   */
+  rejectItems(
+    count: number,
+    options?: { status?: number; errorType?: string; where?: ItemRejection['where'] },
+  ): void;
   /** Version conflicts the next `_delete_by_query` runs into. */
   deleteByQueryConflicts: number;
   /** Makes every write searchable (like `POST /_refresh`). */
@@ -149,10 +161,26 @@ export async function startBulkSimulator(options: BulkSimulatorOptions): Promise
     tls: options.tls,
     maxBodyBytes: maxContentLength,
     tooLarge: () => ({ status: 413, body: '' }),
-    faultResponse: (fault) =>
-      fault.body !== undefined
-        ? { status: fault.status, body: fault.body, headers: fault.headers }
-        : bulkFaultResponse(flavor, fault.status, fault.errorType),
+    faultResponse: (fault, req) => {
+      if (fault.body !== undefined) return { status: fault.status, body: fault.body, headers: fault.headers };
+      // An injected 401 is the product's refusal of the credentials this request carried.
+      if (fault.status === 401) {
+        const refused = authenticateBulk(
+          { flavor, security: true, users: [], apiKeys: [], bearerTokens: [] },
+          req,
+        );
+        if (refused) return refused;
+      }
+      if (fault.status === 403) {
+        return privilegeFailure(
+          flavor,
+          req.method,
+          req.path,
+          principalOf(req, users[0]?.username ?? 'elastic'),
+        );
+      }
+      return bulkFaultResponse(flavor, fault.status, fault.errorType);
+    },
     commonHeaders: (status) => ({
       'x-socdrill-simulator': `bulk-${flavor}`,
       // Elasticsearch sends its product header on everything it answers itself after authentication.
@@ -408,7 +436,12 @@ export async function startBulkSimulator(options: BulkSimulatorOptions): Promise
     },
     faults: server.faults,
     rejectItems(n, opts = {}) {
-      state.itemRejections.push({ count: n, status: opts.status ?? 429, where: opts.where });
+      state.itemRejections.push({
+        count: n,
+        status: opts.status ?? 429,
+        errorType: opts.errorType,
+        where: opts.where,
+      });
     },
     get deleteByQueryConflicts() {
       return state.deleteByQueryConflicts;

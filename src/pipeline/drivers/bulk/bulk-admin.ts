@@ -1,7 +1,7 @@
 import type { CheckStep, IndexOutcome } from '../driver.ts';
 import type { HttpAnswer, HttpEndpoint } from '../shared/http-endpoint.ts';
 import type { NetworkFailure } from '../shared/network-failure.ts';
-import { esErrorText } from './bulk-classify.ts';
+import { esErrorText, esErrorType } from './bulk-classify.ts';
 
 /** What the index and check calls need from the driver. */
 export interface BulkAdminContext {
@@ -14,9 +14,10 @@ export interface BulkAdminContext {
 }
 
 /**
- * `HEAD /<index>`, then `PUT /<index>` when it is missing. A concurrent creation
- * (`resource_already_exists_exception`) counts as success; a name that Elasticsearch's built-in
- * templates reserve for data streams (`logs-*-*`, …) is created as a data stream instead.
+ * `HEAD /<index>`, then `PUT /<index>` when it is missing. A name that Elasticsearch's built-in
+ * templates reserve for data streams (`logs-*-*`, …) is created as a data stream instead. A
+ * concurrent creation (`resource_already_exists_exception`, of the index or of the data stream)
+ * counts as success (protocols-hec-bulk.md 3.11).
  */
 export async function ensureBulkIndex(
   ctx: BulkAdminContext,
@@ -32,12 +33,13 @@ export async function ensureBulkIndex(
   if (put.kind === 'network') return failed(ctx, index, path, put.message);
   if (put.status === 200) return { ok: true, index, created: true };
   const text = esErrorText(put.text);
-  if (text.startsWith('resource_already_exists_exception')) return { ok: true, index, created: false };
+  if (esErrorType(put.text) === ALREADY_EXISTS) return { ok: true, index, created: false };
   if (put.status === 400 && /creates data streams only/.test(text)) {
     const streamPath = `/_data_stream/${encodeURIComponent(index)}`;
     const stream = await call(ctx, 'PUT', streamPath, signal);
     if (stream.kind === 'network') return failed(ctx, index, streamPath, stream.message);
     if (stream.status === 200) return { ok: true, index, created: true };
+    if (esErrorType(stream.text) === ALREADY_EXISTS) return { ok: true, index, created: false };
     return failed(ctx, index, streamPath, `HTTP ${stream.status} ${esErrorText(stream.text)}`);
   }
   return failed(ctx, index, path, `HTTP ${put.status} ${text}`);
@@ -47,7 +49,9 @@ export async function ensureBulkIndex(
  * Deletes every document of the index: `_refresh` first (delete-by-query only sees searchable
  * documents, so a wipe right after shipping would miss the newest ones), then `_delete_by_query`
  * with `match_all`, `conflicts=proceed` and `refresh=true`, reading `deleted`. A missing index has
- * nothing to wipe: ok with 0 deleted.
+ * nothing to wipe: ok with 0 deleted — but only when the cluster says so (a 404 with
+ * `index_not_found_exception`); any other 404, say a proxy's page, is a failed wipe, and so is a
+ * delete-by-query that answers `timed_out: true` (protocols-hec-bulk.md 3.8, decisions.md 5 Wipe).
  */
 export async function wipeBulkIndex(
   ctx: BulkAdminContext,
@@ -58,7 +62,10 @@ export async function wipeBulkIndex(
   const refreshPath = `/${name}/_refresh`;
   const refreshed = await call(ctx, 'POST', refreshPath, signal);
   if (refreshed.kind === 'network') return failed(ctx, index, refreshPath, refreshed.message);
-  if (refreshed.status === 404) return { ok: true, index, deleted: 0 };
+  if (refreshed.status === 404) {
+    if (indexNotFound(refreshed.text)) return { ok: true, index, deleted: 0 };
+    return failed(ctx, index, refreshPath, notTheCluster404(refreshed.text));
+  }
   // Without the privilege to refresh the wipe still runs; it may miss the last second of writes.
   const path = `/${name}/_delete_by_query?conflicts=proceed&refresh=true`;
   let total = 0;
@@ -68,6 +75,14 @@ export async function wipeBulkIndex(
     if ('error' in round) return failed(ctx, index, path, round.error);
     if (round.missing) return { ok: true, index, deleted: total };
     total += round.deleted;
+    if (round.timedOut) {
+      return failed(
+        ctx,
+        index,
+        path,
+        `the delete-by-query timed out (timed_out: true) after deleting ${total} documents; the rest are still there; wipe again`,
+      );
+    }
     if (round.conflicts === 0) return { ok: true, index, deleted: total };
     if (pass === 2) {
       return failed(
@@ -84,7 +99,7 @@ async function deleteAll(
   ctx: BulkAdminContext,
   path: string,
   signal: AbortSignal,
-): Promise<{ deleted: number; conflicts: number; missing: boolean } | { error: string }> {
+): Promise<{ deleted: number; conflicts: number; missing: boolean; timedOut: boolean } | { error: string }> {
   const answer = await ctx.endpoint.request({
     method: 'POST',
     path,
@@ -94,9 +109,12 @@ async function deleteAll(
     readMs: ctx.wipeTimeoutMs,
   });
   if (answer.kind === 'network') return { error: answer.message };
-  if (answer.status === 404) return { deleted: 0, conflicts: 0, missing: true };
+  if (answer.status === 404) {
+    if (indexNotFound(answer.text)) return { deleted: 0, conflicts: 0, missing: true, timedOut: false };
+    return { error: notTheCluster404(answer.text) };
+  }
   if (answer.status !== 200) return { error: `HTTP ${answer.status} ${esErrorText(answer.text)}` };
-  let result: { deleted?: unknown; failures?: unknown; version_conflicts?: unknown };
+  let result: { deleted?: unknown; failures?: unknown; version_conflicts?: unknown; timed_out?: unknown };
   try {
     result = JSON.parse(answer.text) as typeof result;
   } catch {
@@ -110,12 +128,25 @@ async function deleteAll(
     return { error: `${failures.length} documents could not be deleted (${deleted} were): ${cause}` };
   }
   const conflicts = typeof result.version_conflicts === 'number' ? result.version_conflicts : 0;
-  return { deleted, conflicts, missing: false };
+  return { deleted, conflicts, missing: false, timedOut: result.timed_out === true };
+}
+
+const ALREADY_EXISTS = 'resource_already_exists_exception';
+
+/** A 404 from the cluster itself about the index (not a proxy's or a wrong path's 404). */
+function indexNotFound(body: string): boolean {
+  return esErrorType(body) === 'index_not_found_exception';
+}
+
+function notTheCluster404(body: string): string {
+  return `HTTP 404 without index_not_found_exception, so not the cluster saying the index is missing (a proxy or a wrong URL path?): ${esErrorText(body)}`;
 }
 
 /**
  * Live check without retries: `GET /` (credentials, and which product and version answers), then
- * `HEAD` on the default index.
+ * `HEAD` on the default index. 401 on `GET /` ends the check (the credentials are refused); 403 means
+ * they were accepted but may not read cluster info (Elasticsearch wants the `monitor` cluster
+ * privilege), which a least-privilege shipping key lacks, so the index step still runs.
  */
 export async function checkBulk(
   ctx: BulkAdminContext,
@@ -128,7 +159,12 @@ export async function checkBulk(
   if (root.kind === 'network')
     steps.push({ name: 'cluster', ok: false, message: root.message, endpoint: rootLabel });
   else if (root.status !== 200) {
-    const auth = root.status === 401 || root.status === 403 ? ' (credentials refused)' : '';
+    const auth =
+      root.status === 401
+        ? ' (credentials refused)'
+        : root.status === 403
+          ? ' (credentials accepted, but without the privilege to read cluster info, the `monitor` cluster privilege on Elasticsearch; the index step below shows whether shipping can work)'
+          : '';
     steps.push({
       name: 'cluster',
       ok: false,
@@ -136,7 +172,8 @@ export async function checkBulk(
       endpoint: rootLabel,
     });
   } else steps.push({ name: 'cluster', ok: true, message: describeProduct(root.text), endpoint: rootLabel });
-  if (index === null || steps[0]?.ok !== true) return steps;
+  const rootForbidden = root.kind === 'answer' && root.status === 403;
+  if (index === null || (steps[0]?.ok !== true && !rootForbidden)) return steps;
   const path = `/${encodeURIComponent(index)}`;
   const head = await call(ctx, 'HEAD', path, signal);
   const label = ctx.endpoint.label(path);
@@ -148,7 +185,7 @@ export async function checkBulk(
     steps.push({
       name: 'index',
       ok: true,
-      message: `index "${index}" does not exist yet; the first shipment creates it`,
+      message: `index "${index}" does not exist yet; the first shipment creates it if the cluster allows automatic index creation (action.auto_create_index), otherwise create it beforehand`,
       endpoint: label,
     });
   } else steps.push({ name: 'index', ok: false, message: `HTTP ${head.status}`, endpoint: label });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBulkAnswer, esErrorText } from './bulk-classify.ts';
+import { classifyBulkAnswer, esErrorText, esErrorType } from './bulk-classify.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const item = (status: number, error?: object) => ({ create: { status, ...(error ? { error } : {}) } });
@@ -18,6 +18,25 @@ describe('esErrorText', () => {
     expect(esErrorText('Unauthorized')).toBe('Unauthorized');
   });
 });
+
+describe('esErrorType', () => {
+  it('reads error.type, else the first root cause type, and nothing from a body that is not an ES error', () => {
+    expect(esErrorType('{"error":{"root_cause":[],"type":"index_not_found_exception"},"status":404}')).toBe(
+      'index_not_found_exception',
+    );
+    expect(esErrorType('{"error":{"root_cause":[{"type":"security_exception"}]},"status":403}')).toBe(
+      'security_exception',
+    );
+    expect(esErrorType('<html><body>404 Not Found</body></html>')).toBeUndefined();
+    expect(esErrorType('{"error":"Content-Type header [x] is not supported","status":406}')).toBeUndefined();
+    expect(esErrorType('null')).toBeUndefined();
+  });
+});
+
+const FLOOD =
+  'index [lab] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];';
+const FLOOD_ADVICE =
+  'index blocked: the disk passed the flood-stage watermark; free disk space on the cluster and clear the read-only-allow-delete block, then ship again';
 
 describe('classifyBulkAnswer', () => {
   it('acknowledges an answer without errors', () => {
@@ -57,6 +76,30 @@ describe('classifyBulkAnswer', () => {
     });
   });
 
+  it('fails items refused by the disk flood-stage block at once, with their reason, instead of retrying them', () => {
+    const outcome = classifyBulkAnswer(
+      200,
+      answer([
+        item(201),
+        item(429, { type: 'cluster_block_exception', reason: FLOOD }),
+        item(429, { type: 'es_rejected_execution_exception', reason: 'rejected execution' }),
+      ]),
+      {},
+      3,
+      NOW,
+    );
+    expect(outcome).toEqual({
+      kind: 'partial',
+      accepted: [0],
+      retry: [2],
+      resend: [],
+      failed: [
+        { at: 1, reason: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})` },
+      ],
+      retryReason: 'document rejected: HTTP 429 es_rejected_execution_exception: rejected execution',
+    });
+  });
+
   it('refuses an answer whose items do not match the request', () => {
     expect(classifyBulkAnswer(200, answer([item(201)]), {}, 2, NOW)).toEqual({
       kind: 'reject',
@@ -84,6 +127,55 @@ describe('classifyBulkAnswer', () => {
       reason: 'HTTP 502 Bad Gateway',
     });
     expect(classifyBulkAnswer(413, '', {}, 3, NOW)).toEqual({ kind: 'split', reason: 'HTTP 413' });
+  });
+
+  it('stops at once on a request-level flood-stage 429 (disk full), naming the cause and what to do', () => {
+    expect(
+      classifyBulkAnswer(
+        429,
+        JSON.stringify({
+          error: { root_cause: [], type: 'cluster_block_exception', reason: FLOOD },
+          status: 429,
+        }),
+        { 'retry-after': '1' },
+        3,
+        NOW,
+      ),
+    ).toEqual({ kind: 'stop', reason: `HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})` });
+    expect(
+      classifyBulkAnswer(
+        403,
+        '{"error":{"type":"cluster_block_exception","reason":"index [lab] blocked by: [FORBIDDEN/8/index write (api)];"},"status":403}',
+        {},
+        3,
+        NOW,
+      ),
+    ).toEqual({
+      kind: 'stop',
+      reason:
+        'HTTP 403 cluster_block_exception: index [lab] blocked by: [FORBIDDEN/8/index write (api)]; (index or cluster blocked for writes; clear the block, then ship again)',
+    });
+  });
+
+  it('keeps retrying the ordinary 429s and a 503 block that passes by itself', () => {
+    expect(
+      classifyBulkAnswer(
+        429,
+        '{"error":{"type":"es_rejected_execution_exception","reason":"rejected execution"},"status":429}',
+        {},
+        3,
+        NOW,
+      ),
+    ).toMatchObject({ kind: 'retry' });
+    expect(
+      classifyBulkAnswer(
+        503,
+        '{"error":{"type":"cluster_block_exception","reason":"blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];"},"status":503}',
+        {},
+        3,
+        NOW,
+      ),
+    ).toMatchObject({ kind: 'retry' });
   });
 
   it('stops on credentials and on request errors every later request would meet too', () => {

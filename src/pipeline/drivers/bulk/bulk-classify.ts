@@ -17,6 +17,43 @@ export function esErrorText(body: string): string {
   return clip(body, 200);
 }
 
+/**
+ * `error.type` of an Elasticsearch/OpenSearch error body (or its first `root_cause` type), or
+ * undefined when the body is not such an error (a proxy's HTML page, plain text, a 406 string).
+ */
+export function esErrorType(body: string): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const error = (json as { error?: unknown } | null)?.error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { type, root_cause: rootCause } = error as { type?: unknown; root_cause?: unknown };
+  if (typeof type === 'string') return type;
+  const first = Array.isArray(rootCause) ? (rootCause[0] as { type?: unknown } | undefined) : undefined;
+  return typeof first?.type === 'string' ? first.type : undefined;
+}
+
+/**
+ * What to do about a `cluster_block_exception` (protocols-hec-bulk.md 3.4-3.5): the flood-stage
+ * block (`TOO_MANY_REQUESTS/12/…`) means the cluster's disk is full, which quick retries do not fix.
+ */
+function blockAdvice(reason: string): string {
+  return /flood[- ]stage|read-only-allow-delete/i.test(reason)
+    ? 'index blocked: the disk passed the flood-stage watermark; free disk space on the cluster and clear the read-only-allow-delete block, then ship again'
+    : 'index or cluster blocked for writes; clear the block, then ship again';
+}
+
+/**
+ * A write block answers 429 (flood stage) or 403 (read-only); 503 is kept for retriable blocks
+ * (`state not recovered`, no master), which pass by themselves.
+ */
+function isWriteBlock(status: number, type: string | undefined): boolean {
+  return type === 'cluster_block_exception' && status !== 503;
+}
+
 /** `type: reason` of one error object, with its `caused_by` reason when there is one. */
 function errorCause(error: Record<string, unknown>): string {
   const type = typeof error.type === 'string' ? error.type : 'error';
@@ -36,7 +73,11 @@ function retriableItem(status: number): boolean {
  * - 200: per item, 2xx is delivered; 409 too — every item is a `create` with this shipment's
  *   deterministic `_id`, so a conflict means an earlier send of the same item got in; 429 and 5xx
  *   items are retried; anything else fails that item with its `type: reason`;
- * - 413: split; 429, 408 and 5xx: retry the whole request;
+ *   items refused by a write block (`cluster_block_exception`, e.g. the disk flood stage) fail at
+ *   once with what to do about it;
+ * - `cluster_block_exception` (429 at the disk flood stage, 403 read-only; not 503): stop — every
+ *   later request meets the same block until someone frees disk space and clears it;
+ * - 413: split; other 429s (thread pool, circuit breaker), 408 and 5xx: retry the whole request;
  * - 401, 403 and other 4xx (bad credentials, no privilege, no such index with auto-create off, a
  *   media type the server refuses): every later request would meet the same answer, so stop.
  */
@@ -49,6 +90,8 @@ export function classifyBulkAnswer(
 ): SendOutcome {
   if (status === 200) return classifyItems(body, size);
   const reason = `HTTP ${status} ${esErrorText(body)}`.trim();
+  if (isWriteBlock(status, esErrorType(body)))
+    return { kind: 'stop', reason: `${reason} (${blockAdvice(reason)})` };
   if (status === 413) return { kind: 'split', reason };
   if (status === 408 || status === 429 || status >= 500) {
     return { kind: 'retry', reason, afterMs: parseRetryAfter(headers['retry-after'], now) };
@@ -81,8 +124,15 @@ function classifyItems(body: string, size: number): SendOutcome {
     const item = items[i] as Record<string, { status?: unknown; error?: unknown }> | undefined;
     const result = item ? (item.create ?? Object.values(item)[0]) : undefined;
     const itemStatus = typeof result?.status === 'number' ? result.status : 0;
+    const error = result?.error as { type?: unknown } | undefined;
     if ((itemStatus >= 200 && itemStatus < 300) || itemStatus === 409) accepted.push(i);
-    else if (retriableItem(itemStatus)) {
+    else if (isWriteBlock(itemStatus, typeof error?.type === 'string' ? error.type : undefined)) {
+      const detail = itemError(result?.error);
+      failed.push({
+        at: i,
+        reason: `document refused: HTTP ${itemStatus} ${detail} (${blockAdvice(detail)})`,
+      });
+    } else if (retriableItem(itemStatus)) {
       retry.push(i);
       retryReason ??= `document rejected: HTTP ${itemStatus} ${itemError(result?.error)}`;
     } else failed.push({ at: i, reason: `document refused: HTTP ${itemStatus} ${itemError(result?.error)}` });

@@ -93,6 +93,15 @@ const sequences = (sim: BulkSimulator, index = INDEX) =>
     .map((s) => s.event.sequence)
     .sort((a, b) => a - b);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const FLOOD_ADVICE =
+  'index blocked: the disk passed the flood-stage watermark; free disk space on the cluster and clear the read-only-allow-delete block, then ship again';
+const flood = (index: string) =>
+  `cluster_block_exception: index [${index}] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block]; (${FLOOD_ADVICE})`;
+const NOT_FOUND_PAGE = '<html><body><h1>404 Not Found</h1></body></html>';
+const NOT_THE_CLUSTER =
+  'HTTP 404 without index_not_found_exception, so not the cluster saying the index is missing (a proxy or a wrong URL path?)';
+const AUTO_CREATE =
+  'the first shipment creates it if the cluster allows automatic index creation (action.auto_create_index), otherwise create it beforehand';
 
 function expectConserved(result: ShipResult, events: number, sim: BulkSimulator): void {
   expect(result.shipped + result.failed).toBe(events);
@@ -250,6 +259,39 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     expectConserved(result, 8, sim);
   });
 
+  it('disk flood stage (request-level 429 cluster_block_exception): stops at once with the cause, no retry', async () => {
+    const sim = await start();
+    sim.faults.next(1, { status: 429, errorType: 'cluster_block_exception' });
+    const driver = driverFor(sim);
+    const result = await driver.ship(docs(8));
+    expect(sim.store.requests).toHaveLength(1);
+    expect(result).toEqual({
+      shipped: 0,
+      failed: 8,
+      retried: 0,
+      bytes: 0,
+      errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: HTTP 429 ${flood('lab')}`],
+    });
+    expect(driver.delays).toEqual([]);
+  });
+
+  it('items refused by the disk flood-stage block fail with their reason and are not retried', async () => {
+    const sim = await start();
+    sim.rejectItems(2, { errorType: 'cluster_block_exception', where: (item) => item.position === 1 });
+    const driver = driverFor(sim);
+    const result = await driver.ship(docs(8));
+    expect(result).toEqual({
+      shipped: 6,
+      failed: 2,
+      retried: 0,
+      bytes: expect.any(Number),
+      errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 429 ${flood(INDEX)}`],
+    });
+    expect(sequences(sim)).toEqual([0, 2, 3, 4, 6, 7]);
+    expect(driver.delays).toEqual([]);
+    expectConserved(result, 8, sim);
+  });
+
   it('slow receiver: slow answers and slow reads still deliver everything', async () => {
     const sim = await start();
     sim.faults.delayMs = 25;
@@ -350,6 +392,24 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
     expect(sim.store.requests.length).toBe(before);
   });
 
+  it('a data-stream create race (resource_already_exists_exception) counts as success', async () => {
+    const sim = await start();
+    const driver = driverFor(sim);
+    const name = 'logs-race-default';
+    const outcomes = await Promise.all([driver.ensureIndex(name), driver.ensureIndex(name)]);
+    // Both calls saw the stream missing and both asked to create it: the race really happened.
+    expect(sim.store.requests.filter((r) => r.path === `/_data_stream/${name}`).map((r) => r.status)).toEqual(
+      [200, 400],
+    );
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { ok: true, index: name, created: true },
+        { ok: true, index: name, created: false },
+      ]),
+    );
+    expect(sim.store.indexes.get(name)?.kind).toBe('data_stream');
+  });
+
   it('wipes with _delete_by_query after a refresh, so documents shipped a moment ago go too', async () => {
     const sim = await start({ flavor: 'opensearch', visibility: 'on_refresh' });
     const driver = driverFor(sim);
@@ -362,6 +422,61 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
     const dbq = sim.store.requests.find((r) => r.path.endsWith('/_delete_by_query'));
     expect(dbq?.url).toBe(`/${INDEX}/_delete_by_query?conflicts=proceed&refresh=true`);
     expect(JSON.parse(dbq?.body.toString() ?? '')).toEqual({ query: { match_all: {} } });
+  });
+
+  it('a 404 that is not index_not_found_exception (a proxy page) fails the wipe with its cause', async () => {
+    const sim = await start();
+    const driver = driverFor(sim);
+    await driver.ship(docs(3));
+    const page = { status: 404, body: NOT_FOUND_PAGE, headers: { 'content-type': 'text/html' } };
+    sim.faults.next(1, { ...page, match: { path: `/${INDEX}/_refresh` } });
+    expect(await driver.wipe([INDEX])).toEqual([
+      {
+        ok: false,
+        index: INDEX,
+        error: `SIEM "elastic-lab" ${sim.url}/${INDEX}/_refresh: ${NOT_THE_CLUSTER}: ${NOT_FOUND_PAGE}`,
+      },
+    ]);
+    sim.faults.next(1, { ...page, match: { path: `/${INDEX}/_delete_by_query` } });
+    expect(await driver.wipe([INDEX])).toEqual([
+      {
+        ok: false,
+        index: INDEX,
+        error: `SIEM "elastic-lab" ${sim.url}/${INDEX}/_delete_by_query: ${NOT_THE_CLUSTER}: ${NOT_FOUND_PAGE}`,
+      },
+    ]);
+    expect(sim.store.docs(INDEX)).toHaveLength(3);
+  });
+
+  it('a delete-by-query that timed out fails the wipe and says how many documents went', async () => {
+    const sim = await start();
+    const driver = driverFor(sim);
+    await driver.ship(docs(3));
+    sim.faults.next(1, {
+      status: 200,
+      body: {
+        took: 30_000,
+        timed_out: true,
+        total: 10,
+        deleted: 4,
+        batches: 1,
+        version_conflicts: 0,
+        noops: 0,
+        retries: { bulk: 0, search: 0 },
+        throttled_millis: 0,
+        requests_per_second: -1,
+        throttled_until_millis: 0,
+        failures: [],
+      },
+      match: { path: `/${INDEX}/_delete_by_query` },
+    });
+    expect(await driver.wipe([INDEX])).toEqual([
+      {
+        ok: false,
+        index: INDEX,
+        error: `SIEM "elastic-lab" ${sim.url}/${INDEX}/_delete_by_query: the delete-by-query timed out (timed_out: true) after deleting 4 documents; the rest are still there; wipe again`,
+      },
+    ]);
   });
 
   it('takes a second pass over documents that changed during the wipe', async () => {
@@ -384,7 +499,7 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
       {
         name: 'index',
         ok: true,
-        message: `index "${INDEX}" does not exist yet; the first shipment creates it`,
+        message: `index "${INDEX}" does not exist yet; ${AUTO_CREATE}`,
         endpoint: `${sim.url}/${INDEX}`,
       },
     ]);
@@ -392,6 +507,30 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
     expect((await driverFor(old).check())[0]?.message).toBe(
       'Elasticsearch 7.17.9, cluster "socdrill-simulator" (older than the supported Elasticsearch 8)',
     );
+  });
+
+  it('a key without the monitor privilege (403 on GET /): the cluster step says so and the index step still runs', async () => {
+    const sim = await start();
+    sim.faults.next(1, { status: 403, match: { method: 'GET', path: '/' } });
+    const keyId = Buffer.from(sim.apiKey ?? '', 'base64')
+      .toString('utf8')
+      .split(':')[0];
+    expect(await driverFor(sim).check()).toEqual([
+      {
+        name: 'cluster',
+        ok: false,
+        message:
+          `HTTP 403 security_exception: action [cluster:monitor/main] is unauthorized for API key id [${keyId}] of user [elastic], this action is granted by the cluster privileges [monitor,manage,all]` +
+          ' (credentials accepted, but without the privilege to read cluster info, the `monitor` cluster privilege on Elasticsearch; the index step below shows whether shipping can work)',
+        endpoint: `${sim.url}/`,
+      },
+      {
+        name: 'index',
+        ok: true,
+        message: `index "${INDEX}" does not exist yet; ${AUTO_CREATE}`,
+        endpoint: `${sim.url}/${INDEX}`,
+      },
+    ]);
   });
 
   it('reports a refused API key and an unreachable cluster as failed steps', async () => {
