@@ -136,6 +136,20 @@ describe('vendorB_bulk driver: shipping', () => {
     });
   }
 
+  it('keeps every request within the byte limit when documents are not ASCII (3 bytes per character)', async () => {
+    const sim = await start();
+    const maxBytes = 8 * 1024;
+    const driver = driverFor(sim, {}, { batch: { maxEvents: 100, maxBytes, concurrency: 1 } });
+    // About 1,000 characters of CJK text each: under the limit by characters, three times over in bytes.
+    const wide = (i: number) => ({ ...doc(i), message: `日志${'事件'.repeat(500)} ${i}` });
+    const result = await driver.ship(docs(40, 10, wide));
+    expect(result).toMatchObject({ shipped: 40, failed: 0, retried: 0 });
+    expect(sequences(sim)).toEqual(range(40));
+    const bodies = sim.store.requests.filter((r) => r.path === '/_bulk').map((r) => r.body.length);
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const bytes of bodies) expect(bytes).toBeLessThanOrEqual(maxBytes);
+  });
+
   it('writes to a data stream (create is the only action they take) and to the index of the shipment', async () => {
     const sim = await start();
     const result = await driverFor(sim).ship(docs(3), { index: 'logs-lab-default' });

@@ -8,7 +8,7 @@ import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { requestBody } from '../shared/request-body.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
-import { type BatchLimits, runShipment } from '../shared/ship-loop.ts';
+import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
 import { type BulkAdminContext, checkBulk, ensureBulkIndex, wipeBulkIndex } from './bulk-admin.ts';
 import { classifyBulkAnswer } from './bulk-classify.ts';
@@ -85,6 +85,10 @@ export function createBulkDriver(
       const encode = createBulkEncoder(index ?? '', newIdPrefix());
       const send: SendBatch = async (events, sendSignal) => {
         const body = requestBody(events);
+        // Batches are cut by UTF-16 units (cheap to count); text outside ASCII takes up to three
+        // bytes per unit, so a body can come out larger than the byte limit: halve it unsent.
+        if (body.length > opts.batch.maxBytes && events.length > 1)
+          return overLimit(body.length, opts.batch.maxBytes);
         const answer = await endpoint.request({
           method: 'POST',
           path: BULK_PATH,

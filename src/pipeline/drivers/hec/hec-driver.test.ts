@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sharedTlsFixtures } from '../../../../test/helpers/tls-fixtures.ts';
 import {
@@ -170,6 +171,24 @@ describe('vendorA_hec driver: shipping', () => {
       sourcetype: '_json',
       time: 1772366400.25,
     });
+  });
+
+  it('keeps every uncompressed body within the byte limit when lines are not ASCII', async () => {
+    const sim = await start();
+    const maxBytes = 4 * 1024;
+    const driver = driverFor(sim, {}, { batch: { maxEvents: 100, maxBytes, concurrency: 1 } });
+    const wide = async function* (): AsyncGenerator<OutboundEvent[]> {
+      const batch: OutboundEvent[] = [];
+      for (let i = 0; i < 30; i++)
+        batch.push({ line: `LEEF:2.0|V|P|1|E|^|seq=${i}^msg=${'日志'.repeat(200)}`, time: T0 + i });
+      yield batch;
+    };
+    const result = await driver.ship(wide());
+    expect(result).toMatchObject({ shipped: 30, failed: 0, retried: 0 });
+    expect(seqs(sim).sort((a, b) => a - b)).toEqual(range(30));
+    const bodies = sim.store.requests.map((r) => gunzipSync(r.body).length);
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const bytes of bodies) expect(bytes).toBeLessThanOrEqual(maxBytes);
   });
 
   it('uses the shipping time for events without a readable time', async () => {

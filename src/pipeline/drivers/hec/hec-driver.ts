@@ -10,7 +10,7 @@ import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { BodyBuffers, maxBodyBytes, writeRequestBody } from '../shared/request-body.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
-import { type BatchLimits, runShipment } from '../shared/ship-loop.ts';
+import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
 import { checkHec } from './hec-check.ts';
 import { classifyHecAnswer } from './hec-classify.ts';
@@ -116,6 +116,11 @@ export function createHecDriver(
       const send: SendBatch = async (events, sendSignal) => {
         const held = buffers.take(maxBodyBytes(events));
         const rawLength = writeRequestBody(events, held);
+        // Cut by UTF-16 units; text outside ASCII can make the body larger than the byte limit.
+        if (rawLength > opts.batch.maxBytes && events.length > 1) {
+          buffers.give(held);
+          return overLimit(rawLength, opts.batch.maxBytes);
+        }
         let body: Buffer;
         try {
           body = await gzipAsync(held.subarray(0, rawLength), { level: gzipLevel, chunkSize: 64 * 1024 });

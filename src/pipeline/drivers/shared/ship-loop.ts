@@ -1,14 +1,35 @@
 import type { OutboundEvent } from '../driver.ts';
-import { type DeliverContext, deliverBatch, type EncodedEvent, type SendBatch } from './deliver.ts';
+import {
+  type DeliverContext,
+  deliverBatch,
+  type EncodedEvent,
+  type SendBatch,
+  type SendOutcome,
+} from './deliver.ts';
 
 /** How a shipment is cut into requests and how many run at once. */
 export interface BatchLimits {
   /** Most events per request. */
   readonly maxEvents: number;
-  /** Most payload per request before compression, in characters (see EncodedEvent); one larger event still goes alone. */
+  /**
+   * Most payload bytes per request before compression. Requests are cut by characters (UTF-16
+   * units, see EncodedEvent), and a body that comes out larger in UTF-8 is halved before it is sent
+   * (overLimit); one larger event still goes alone.
+   */
   readonly maxBytes: number;
   /** Requests in flight at once. */
   readonly concurrency: number;
+}
+
+/**
+ * The outcome of a body that came out larger than the batch's byte limit (see BatchLimits.maxBytes):
+ * split it before sending, so no request exceeds the limit unless one event alone does.
+ */
+export function overLimit(bodyBytes: number, maxBytes: number): SendOutcome {
+  return {
+    kind: 'split',
+    reason: `request body of ${bodyBytes} bytes exceeds the ${maxBytes}-byte batch limit`,
+  };
 }
 
 /** Turns one event into its wire form, or a reason it cannot be sent. */
