@@ -1,7 +1,13 @@
 import { AppError } from '../../errors.ts';
 import { quoteName } from '../archive/entry-path.ts';
 import type { EcsDocument } from './ecs-fields.ts';
-import { readEcsTimeText, readEcsTimeValue, shiftEcsTimeText, shiftEcsTimeValue } from './ecs-time.ts';
+import {
+  lastEcsTimeRead,
+  readEcsTimeText,
+  readEcsTimeValue,
+  shiftEcsTimeText,
+  shiftEcsTimeValue,
+} from './ecs-time.ts';
 import type { TimeSpan } from './scan-ecs-json.ts';
 
 /** One ECS document as read from an entry: one-line JSON text plus where its time values are. */
@@ -30,6 +36,18 @@ export function ecsRecordTime(record: EcsRecord): number | null {
     return readEcsTimeValue(Number(text.slice(span.start, span.end)));
   }
   return null;
+}
+
+/**
+ * The event time of the record after shiftEcsRecord(record, shiftMs): its `@timestamp` moved by the
+ * shift rounded down to the value's unit, as the written value moves (see shiftEcsTimeValue); null
+ * without a readable `@timestamp`.
+ */
+export function shiftedEcsRecordTime(record: EcsRecord, shiftMs: number): number | null {
+  const before = ecsRecordTime(record);
+  if (before === null) return null;
+  const unit = lastEcsTimeRead.unitMs;
+  return unit <= 1 ? before + shiftMs : before + Math.floor(shiftMs / unit) * unit;
 }
 
 /**

@@ -6,9 +6,18 @@
  * number. Years outside 1000-9999 are not read, so a value never changes its width.
  */
 
+/**
+ * The unit of the value the last readEcsTimeValue / readEcsTimeText call read (see ecsTimeUnitMs):
+ * a shift moves that value by whole units only. Scratch state, so the hot path allocates nothing.
+ */
+export const lastEcsTimeRead = { unitMs: 1 };
+
 /** Epoch milliseconds of an ECS date value, or null when it is not a readable date. */
 export function readEcsTimeValue(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'number') {
+    lastEcsTimeRead.unitMs = 1;
+    return Number.isFinite(value) ? value : null;
+  }
   if (typeof value !== 'string') return null;
   return readEcsTimeText(value, 0, value.length);
 }
@@ -35,8 +44,12 @@ export function ecsTimeUnitMs(value: unknown): number | null {
 
 /** readEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
 export function readEcsTimeText(text: string, from: number, to: number): number | null {
+  lastEcsTimeRead.unitMs = 1;
   if (isEpochDigits(text, from, to)) return Number(text.slice(from, to));
-  return parseIso(text, from, to)?.utcMs ?? null;
+  const iso = parseIso(text, from, to);
+  if (iso === null) return null;
+  lastEcsTimeRead.unitMs = iso.unitMs;
+  return iso.utcMs;
 }
 
 /** shiftEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */

@@ -1,7 +1,7 @@
 import { splitByteLines } from '../archive/byte-lines.ts';
 import { leefToEcs } from '../convert/leef-to-ecs.ts';
 import type { OutboundEvent } from '../drivers/driver.ts';
-import { ecsRecordTime, shiftEcsRecord } from '../ecs/ecs-record.ts';
+import { shiftEcsRecord, shiftedEcsRecordTime } from '../ecs/ecs-record.ts';
 import {
   type LeefLines,
   leefBytesBatch,
@@ -92,8 +92,8 @@ export async function* shipmentEvents(
       const out = new Array<OutboundEvent>(batch.length);
       for (let k = 0; k < batch.length; k++) {
         const record = batch[k]!;
-        const before = ecsRecordTime(record);
-        out[k] = { json: shiftEcsRecord(record, shift), time: before === null ? null : before + shift };
+        // The time the written @timestamp denotes (a value without milliseconds moves by whole units).
+        out[k] = { json: shiftEcsRecord(record, shift), time: shiftedEcsRecordTime(record, shift) };
       }
       yield out;
     }

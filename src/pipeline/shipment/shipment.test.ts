@@ -130,6 +130,26 @@ describe('prepareShipment and shipmentEvents', () => {
     expect(events.map((e) => e.time)).toEqual([NOW, null, NOW + 2 * HOUR]);
   });
 
+  it('gives each ECS event the time its written @timestamp denotes, also when the value has no milliseconds', async () => {
+    const source = zip([
+      [
+        'a.ndjson',
+        '{"@timestamp":"2024-01-10T10:00:00Z","message":"seconds"}\n{"@timestamp":"2024-01-10T09:00:00.500Z","message":"ms"}\n',
+      ],
+    ]);
+    // A now with milliseconds: the shift is not a whole number of seconds.
+    const shipment = await prepareShipment([source], { format: 'ecs', now: NOW + 123 });
+    const events = await collect(shipment, 0, { kind: 'ecs' });
+    for (const e of events) {
+      const written = (JSON.parse(e.json as string) as { '@timestamp': string })['@timestamp'];
+      expect(e.time, written).toBe(Date.parse(written));
+    }
+    expect(events.map((e) => e.json)).toEqual([
+      '{"@timestamp":"2026-03-01T14:00:00Z","message":"seconds"}',
+      '{"@timestamp":"2026-03-01T13:00:00.623Z","message":"ms"}',
+    ]);
+  });
+
   it('computes one shift over several archives (a noise run)', async () => {
     const a = zip([['a.log', `LEEF:1.0|V|P|1|E|devTime=${t0}\n`]]);
     const b = zip([['b.log', `LEEF:1.0|V|P|1|E|devTime=${t0 + 5 * HOUR}\n`]]);
