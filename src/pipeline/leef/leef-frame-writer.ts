@@ -13,7 +13,7 @@ import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes } from '../syslog/detect-syslog-header-bytes.ts';
 import { createHeaderWriter, type HeaderModeSettings, type HeaderWriter } from '../syslog/header-mode.ts';
 import { sanitizeLeefValue } from './emit-leef.ts';
-import { digitCount, findValueInLine, indexIn, NeedleCursor, writeAscii, writeDigits } from './leef-bytes.ts';
+import { digitCount, findValueBytes, indexIn, NeedleCursor, writeAscii, writeDigits } from './leef-bytes.ts';
 import type { LeefLineReader } from './leef-line-reader.ts';
 import type { RebaseContext } from './leef-rebase.ts';
 
@@ -35,7 +35,6 @@ export interface LeefFrameSettings {
 }
 
 const LAB_KEY = 'labIndex';
-// Searched within each line, anchored on `I`, rarer in attributes than its other letters.
 const LAB_NEEDLE = Buffer.from(`${LAB_KEY}=`, 'latin1');
 
 /**
@@ -49,6 +48,9 @@ export class LeefFrameWriter {
   readonly #max: number;
   readonly #now: number;
   readonly #cr = new NeedleCursor('\r');
+  // Most lines have no labIndex=: one search per chunk, for `Index=` (its `I` is rare in LEEF text,
+  // where a search starting at `l` stops at every lower-case l), then `lab` before it.
+  readonly #lab = new NeedleCursor(`${LAB_KEY}=`, 3);
   // Labels per labIndex and delimiter: `<delim>labIndex=<value>` and the same without delimiter.
   #labIndex: string | null = null;
   readonly #labels: Array<Label | undefined> = new Array(256).fill(undefined);
@@ -109,7 +111,10 @@ export class LeefFrameWriter {
     const L = R.L;
     // A CR inside the message: LF framing turns it into a space, which the string path does.
     if (this.#cr.at(buf, s) < L.end) return FRAME_SLOW;
-    if (labIndex !== null && (LAB_KEY.includes(L.delimiter) || findValueInLine(buf, L, LAB_NEEDLE, 3) >= 0)) {
+    if (
+      labIndex !== null &&
+      (LAB_KEY.includes(L.delimiter) || findValueBytes(buf, L, this.#lab, LAB_NEEDLE.length) >= 0)
+    ) {
       return FRAME_SLOW;
     }
     // A CR or LF delimiter (x0D, x0A) puts one inside the label: LF framing makes it a space.
