@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { memoryEntry } from '../../../test/fixtures/archives/memory-entry.ts';
-import { detectEntryFormat, isEcsLike, looksLikeLeef, requireEntryFormat } from './detect-format.ts';
+import {
+  detectEntryFormat,
+  isEcsLike,
+  LEEF_LOOK_LINES,
+  looksLikeLeef,
+  requireEntryFormat,
+} from './detect-format.ts';
 
 describe('looksLikeLeef', () => {
   it.each([
@@ -53,6 +59,17 @@ describe('detectEntryFormat', () => {
     expect(
       await detectEntryFormat(memoryEntry('a.log', '\n\r\n<134>host LEEF:1.0|V|P|1|E|\tsrc=1.2.3.4\n')),
     ).toBe('leef');
+  });
+
+  it('detects LEEF behind a banner or plain syslog lines among the first lines, not further down', async () => {
+    const leef = 'LEEF:1.0|V|P|1|E|\tsrc=1.2.3.4';
+    const sshd = '<30>Mar 11 09:16:00 lnx sshd[1]: Accepted publickey for deploy';
+    expect(await detectEntryFormat(memoryEntry('a.log', `# exported 2024-03-11\n${leef}\n`))).toBe('leef');
+    expect(await detectEntryFormat(memoryEntry('a.log', `${sshd}\n${sshd}\n${leef}\n`))).toBe('leef');
+    const many = `${'plain text\n'.repeat(LEEF_LOOK_LINES)}${leef}\n`;
+    expect(await detectEntryFormat(memoryEntry('a.log', many))).toBe('unknown');
+    // A LEEF line cut off by the end of what was read yet is not judged; read whole, it is.
+    expect(await detectEntryFormat(memoryEntry('a.log', `${sshd}\n${leef}`))).toBe('leef');
   });
 
   it('detects ECS in NDJSON, a pretty-printed array and a single object', async () => {

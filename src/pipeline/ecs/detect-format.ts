@@ -41,9 +41,11 @@ export function isEcsLike(doc: unknown): boolean {
 }
 
 /**
- * Detects the format of an entry from its start: its first non-empty line for LEEF, its first
- * JSON document for ECS (read within the entry's document size cap). What it reads stays available
- * to the reader that follows (ArchiveEntry.head).
+ * Detects the format of an entry from its start: its first JSON document for ECS (read within the
+ * entry's document size cap); LEEF when its first non-empty line is LEEF, or, for text that is not
+ * JSON, one of its first LEEF_LOOK_LINES non-empty lines is (a banner or plain syslog lines before
+ * the LEEF ones: LEEF destinations take every non-empty line, decisions.md §5). What it reads stays
+ * available to the reader that follows (ArchiveEntry.head).
  */
 export async function detectEntryFormat(entry: ArchiveEntry): Promise<DetectedFormat> {
   let want = FIRST_LOOK;
@@ -55,7 +57,7 @@ export async function detectEntryFormat(entry: ArchiveEntry): Promise<DetectedFo
     if (first === undefined) return 'unknown';
     if (looksLikeLeef(first)) return 'leef';
     const lead = first.trimStart().charCodeAt(0);
-    if (lead !== 0x7b && lead !== 0x5b) return 'unknown';
+    if (lead !== 0x7b && lead !== 0x5b) return leefAmongFirstLines(text, complete) ? 'leef' : 'unknown';
     const doc = firstDocument(text, entry.path, entry.maxLineLength);
     if (doc === null) return 'unknown';
     if (doc !== undefined) return isEcsLike(doc) ? 'ecs' : 'unknown';
@@ -81,6 +83,28 @@ const FIRST_LOOK = 64 * 1024;
 // A syslog header in front of LEEF is short; anything longer is not a header.
 const MAX_HEADER_PREFIX = 1024;
 const LEEF_HEADER = /^LEEF:[12]\.0(?:\|[^|]*){4}\|?/;
+
+/** Non-empty lines looked at for a LEEF line when the first one is neither LEEF nor JSON. */
+export const LEEF_LOOK_LINES = 100;
+
+// Whether one of the first LEEF_LOOK_LINES non-blank complete lines of `text` is LEEF.
+function leefAmongFirstLines(text: string, complete: boolean): boolean {
+  let start = 0;
+  let seen = 0;
+  while (seen < LEEF_LOOK_LINES) {
+    const nl = text.indexOf('\n', start);
+    // A last line cut off by the end of what was read is not judged.
+    if (nl === -1 && !complete) return false;
+    const line = text.slice(start, nl === -1 ? text.length : nl);
+    if (line.trim() !== '') {
+      if (looksLikeLeef(line)) return true;
+      seen++;
+    }
+    if (nl === -1) return false;
+    start = nl + 1;
+  }
+  return false;
+}
 
 // The first non-blank line; undefined when there is none yet (or at all, once complete).
 function firstLine(text: string, complete: boolean): string | undefined {

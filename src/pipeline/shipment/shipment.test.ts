@@ -150,6 +150,17 @@ describe('prepareShipment and shipmentEvents', () => {
     ]);
   });
 
+  it('ships every non-empty line of a LEEF entry that starts with a banner line', async () => {
+    const source = zip([['a.log', `# exported from the lab firewall\nLEEF:1.0|V|P|1|E|devTime=${t0}\n`]]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    expect(shipment).toMatchObject({ files: 1, events: 2, unreadable: 1 });
+    const events = await collect(shipment, 0, { kind: 'leef' });
+    expect(events.map((e) => e.line)).toEqual([
+      '# exported from the lab firewall',
+      `LEEF:1.0|V|P|1|E|devTime=${NOW + 2 * HOUR}`,
+    ]);
+  });
+
   it('computes one shift over several archives (a noise run)', async () => {
     const a = zip([['a.log', `LEEF:1.0|V|P|1|E|devTime=${t0}\n`]]);
     const b = zip([['b.log', `LEEF:1.0|V|P|1|E|devTime=${t0 + 5 * HOUR}\n`]]);
