@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getEcsField } from './ecs-fields.ts';
-import { type EcsRecord, ecsRecordTime, parseEcsRecord, shiftEcsRecord } from './ecs-record.ts';
+import {
+  type EcsRecord,
+  ecsRecordTime,
+  parseEcsRecord,
+  shiftEcsRecord,
+  shiftedEcsRecordTime,
+} from './ecs-record.ts';
 import { readEcsTimeValue } from './ecs-time.ts';
 import { scanEcsJson } from './scan-ecs-json.ts';
 
@@ -76,6 +82,38 @@ describe('shiftEcsRecord', () => {
     },
     { requiredKeys: ['@timestamp'] },
   );
+
+  it('gives as event time the instant the written @timestamp denotes, moved or not (property)', () => {
+    const value = fc.oneof(
+      // ISO with 0-6 fraction digits and a zone, some years near the ends of 1000-9999.
+      fc
+        .tuple(
+          fc.integer({ min: Date.UTC(1000, 0, 2), max: Date.UTC(9999, 11, 30) }),
+          fc.integer({ min: 0, max: 6 }),
+          fc.constantFrom('Z', '+02:00', '-05:30'),
+        )
+        .map(([ms, digits, zone]) => {
+          const iso = new Date(ms).toISOString();
+          const base = iso.slice(0, 19);
+          const fraction = digits === 0 ? '' : `.${`${iso.slice(20, 23)}456`.slice(0, digits)}`;
+          return JSON.stringify(`${base}${fraction}${zone}`);
+        }),
+      fc.integer({ min: 10_000, max: 4_102_444_800_000 }).map((ms) => JSON.stringify(String(ms))),
+      fc.integer({ min: 0, max: 4_102_444_800_000 }).map(String),
+    );
+    const shift = fc.oneof(
+      fc.integer({ min: -3_000 * 365 * 86_400_000, max: 3_000 * 365 * 86_400_000 }),
+      fc.integer({ min: -100_000, max: 100_000 }),
+    );
+    fc.assert(
+      fc.property(value, shift, (v, s) => {
+        const r = record(`{"@timestamp":${v},"message":"m"}`);
+        const written = record(shiftEcsRecord(r, s));
+        expect(shiftedEcsRecordTime(r, s)).toBe(ecsRecordTime(written));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
 
   it('moves every readable time by exactly the shift and keeps its notation (property)', () => {
     fc.assert(

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts';
 import { quoteName } from '../archive/entry-path.ts';
 import type { EcsDocument } from './ecs-fields.ts';
 import {
-  lastEcsTimeRead,
+  ecsTimeAfterShift,
   readEcsTimeText,
   readEcsTimeValue,
   shiftEcsTimeText,
@@ -39,15 +39,13 @@ export function ecsRecordTime(record: EcsRecord): number | null {
 }
 
 /**
- * The event time of the record after shiftEcsRecord(record, shiftMs): its `@timestamp` moved by the
- * shift rounded down to the value's unit, as the written value moves (see shiftEcsTimeValue); null
- * without a readable `@timestamp`.
+ * The event time of the record after shiftEcsRecord(record, shiftMs): the instant its written
+ * `@timestamp` denotes (moved by whole units of its notation, or unmoved when the moved value
+ * could not be written; see ecsTimeAfterShift); null without a readable `@timestamp`.
  */
 export function shiftedEcsRecordTime(record: EcsRecord, shiftMs: number): number | null {
   const before = ecsRecordTime(record);
-  if (before === null) return null;
-  const unit = lastEcsTimeRead.unitMs;
-  return unit <= 1 ? before + shiftMs : before + Math.floor(shiftMs / unit) * unit;
+  return before === null ? null : ecsTimeAfterShift(before, shiftMs);
 }
 
 /**

@@ -7,15 +7,38 @@
  */
 
 /**
- * The unit of the value the last readEcsTimeValue / readEcsTimeText call read (see ecsTimeUnitMs):
- * a shift moves that value by whole units only. Scratch state, so the hot path allocates nothing.
+ * What the last readEcsTimeValue / readEcsTimeText call read, for ecsTimeAfterShift: the value's
+ * unit (see ecsTimeUnitMs; a shift moves it by whole units only), its notation (0: JSON number,
+ * 1: epoch digits, 2: ISO) and, for ISO, the offset of its written wall clock. Scratch state, so the
+ * hot path allocates nothing.
  */
-export const lastEcsTimeRead = { unitMs: 1 };
+export const lastEcsTimeRead = { unitMs: 1, kind: 0, offsetMs: 0 };
+
+// The local times ISO values can be written for (years 1000-9999, see dateOfDays).
+const MIN_ISO_LOCAL_MS = Date.UTC(1000, 0, 1);
+const END_ISO_LOCAL_MS = Date.UTC(10000, 0, 1);
+
+/**
+ * The instant the value last read (`beforeMs`, see lastEcsTimeRead) denotes once shiftEcsTimeValue
+ * has moved it by `shiftMs`: moved by whole units; `beforeMs` itself when the moved value cannot
+ * be written and the value stays as it was.
+ */
+export function ecsTimeAfterShift(beforeMs: number, shiftMs: number): number {
+  const { unitMs, kind, offsetMs } = lastEcsTimeRead;
+  const moved = unitMs <= 1 ? beforeMs + shiftMs : beforeMs + Math.floor(shiftMs / unitMs) * unitMs;
+  if (kind === 1) return isWritableEpoch(moved) ? moved : beforeMs;
+  if (kind === 2) {
+    const local = Math.floor((moved + offsetMs) / DAY_MS) * DAY_MS;
+    return local >= MIN_ISO_LOCAL_MS && local < END_ISO_LOCAL_MS ? moved : beforeMs;
+  }
+  return moved;
+}
 
 /** Epoch milliseconds of an ECS date value, or null when it is not a readable date. */
 export function readEcsTimeValue(value: unknown): number | null {
   if (typeof value === 'number') {
     lastEcsTimeRead.unitMs = 1;
+    lastEcsTimeRead.kind = 0;
     return Number.isFinite(value) ? value : null;
   }
   if (typeof value !== 'string') return null;
@@ -45,10 +68,15 @@ export function ecsTimeUnitMs(value: unknown): number | null {
 /** readEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
 export function readEcsTimeText(text: string, from: number, to: number): number | null {
   lastEcsTimeRead.unitMs = 1;
-  if (isEpochDigits(text, from, to)) return Number(text.slice(from, to));
+  if (isEpochDigits(text, from, to)) {
+    lastEcsTimeRead.kind = 1;
+    return Number(text.slice(from, to));
+  }
   const iso = parseIso(text, from, to);
   if (iso === null) return null;
   lastEcsTimeRead.unitMs = iso.unitMs;
+  lastEcsTimeRead.kind = 2;
+  lastEcsTimeRead.offsetMs = iso.offsetMs;
   return iso.utcMs;
 }
 
@@ -56,7 +84,7 @@ export function readEcsTimeText(text: string, from: number, to: number): number 
 export function shiftEcsTimeText(text: string, from: number, to: number, shiftMs: number): string | null {
   if (isEpochDigits(text, from, to)) {
     const shifted = Number(text.slice(from, to)) + shiftMs;
-    return shifted >= 0 && Number.isSafeInteger(shifted) ? String(shifted) : null;
+    return isWritableEpoch(shifted) ? String(shifted) : null;
   }
   const iso = parseIso(text, from, to);
   if (iso === null) return null;
@@ -82,6 +110,11 @@ interface IsoTime {
 const DAY_MS = 86_400_000;
 const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+// An epoch-milliseconds string is written only with 5 to 15 digits, so it reads back as one.
+function isWritableEpoch(ms: number): boolean {
+  return Number.isInteger(ms) && ms >= 10_000 && ms <= 999_999_999_999_999;
+}
 
 // Up to 4 digits Elasticsearch reads as a year, not as epoch milliseconds; 15 keeps it a safe integer.
 function isEpochDigits(s: string, from: number, to: number): boolean {

@@ -76,7 +76,7 @@ describe('classifyBulkAnswer', () => {
     });
   });
 
-  it('fails items refused by the disk flood-stage block at once, with their reason, instead of retrying them', () => {
+  it('fails items refused by the disk flood-stage block at once, with their reason, and stops the shipment', () => {
     const outcome = classifyBulkAnswer(
       200,
       answer([
@@ -97,6 +97,7 @@ describe('classifyBulkAnswer', () => {
         { at: 1, reason: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})` },
       ],
       retryReason: 'document rejected: HTTP 429 es_rejected_execution_exception: rejected execution',
+      stop: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})`,
     });
   });
 

@@ -120,6 +120,7 @@ function classifyItems(body: string, size: number): SendOutcome {
   const retry: number[] = [];
   const failed: Array<{ at: number; reason: string }> = [];
   let retryReason: string | undefined;
+  let blocked: string | undefined;
   for (let i = 0; i < size; i++) {
     const item = items[i] as Record<string, { status?: unknown; error?: unknown }> | undefined;
     const result = item ? (item.create ?? Object.values(item)[0]) : undefined;
@@ -128,16 +129,24 @@ function classifyItems(body: string, size: number): SendOutcome {
     if ((itemStatus >= 200 && itemStatus < 300) || itemStatus === 409) accepted.push(i);
     else if (isWriteBlock(itemStatus, typeof error?.type === 'string' ? error.type : undefined)) {
       const detail = itemError(result?.error);
-      failed.push({
-        at: i,
-        reason: `document refused: HTTP ${itemStatus} ${detail} (${blockAdvice(detail)})`,
-      });
+      const reason = `document refused: HTTP ${itemStatus} ${detail} (${blockAdvice(detail)})`;
+      failed.push({ at: i, reason });
+      blocked ??= reason;
     } else if (retriableItem(itemStatus)) {
       retry.push(i);
       retryReason ??= `document rejected: HTTP ${itemStatus} ${itemError(result?.error)}`;
     } else failed.push({ at: i, reason: `document refused: HTTP ${itemStatus} ${itemError(result?.error)}` });
   }
-  return { kind: 'partial', accepted, failed, retry, resend: [], ...(retryReason ? { retryReason } : {}) };
+  // A write block meets every later request too: the shipment stops after this batch's verdicts.
+  return {
+    kind: 'partial',
+    accepted,
+    failed,
+    retry,
+    resend: [],
+    ...(retryReason ? { retryReason } : {}),
+    ...(blocked ? { stop: blocked } : {}),
+  };
 }
 
 function itemError(error: unknown): string {

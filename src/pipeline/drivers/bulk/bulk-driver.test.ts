@@ -289,19 +289,21 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     expect(driver.delays).toEqual([]);
   });
 
-  it('items refused by the disk flood-stage block fail with their reason and are not retried', async () => {
+  it('items refused by the disk flood-stage block fail with their reason, and the shipment stops after that batch', async () => {
     const sim = await start();
     sim.rejectItems(2, { errorType: 'cluster_block_exception', where: (item) => item.position === 1 });
     const driver = driverFor(sim);
     const result = await driver.ship(docs(8));
+    // The batch's other items were indexed; the next batch would meet the same block: not sent.
     expect(result).toEqual({
-      shipped: 6,
-      failed: 2,
+      shipped: 3,
+      failed: 5,
       retried: 0,
       bytes: expect.any(Number),
       errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 429 ${flood(INDEX)}`],
     });
-    expect(sequences(sim)).toEqual([0, 2, 3, 4, 6, 7]);
+    expect(sequences(sim)).toEqual([0, 2, 3]);
+    expect(sim.store.requests.filter((r) => r.path === '/_bulk')).toHaveLength(1);
     expect(driver.delays).toEqual([]);
     expectConserved(result, 8, sim);
   });

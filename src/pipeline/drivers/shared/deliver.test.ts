@@ -148,6 +148,26 @@ describe('deliverBatch', () => {
     });
   });
 
+  it('stops the shipment after per-event verdicts that say later events will be refused too', async () => {
+    const ctx = context();
+    const { send, sent } = scripted([
+      {
+        kind: 'partial',
+        accepted: [0, 3],
+        failed: [{ at: 1, reason: 'document refused: cluster_block_exception' }],
+        resend: [4],
+        retry: [2],
+        retryReason: 'HTTP 429 es_rejected_execution_exception',
+        stop: 'document refused: cluster_block_exception',
+      },
+    ]);
+    await deliverBatch(events(5), send, ctx);
+    expect(sent).toHaveLength(1);
+    expect(ctx.waits).toEqual([]);
+    expect(ctx.ledger.result()).toMatchObject({ shipped: 2, failed: 3, retried: 0 });
+    expect(ctx.ledger.stopReason).toBe('SIEM "s" x: document refused: cluster_block_exception');
+  });
+
   it('fails only the per-event retries that run out of attempts, and carries on', async () => {
     const ctx = context({ policy: { attempts: 2, baseMs: 10, capMs: 10 } });
     const partial = (retry: number[], accepted: number[]): SendOutcome => ({

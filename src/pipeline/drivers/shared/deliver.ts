@@ -27,7 +27,8 @@ export interface EncodedEvent {
  * - `stop`: a configuration error — these and all later events fail without being sent;
  * - `split`: the batch is too large for the receiver; halves are sent instead;
  * - `partial`: per-event verdicts (bulk items, a HEC data error at one position); `resend` goes
- *   out again at once (it was not looked at), `retry` after a backoff;
+ *   out again at once (it was not looked at), `retry` after a backoff; with `stop`, neither: they
+ *   and all later events fail (a write block every item meets);
  * - `cancelled`: the shipment's signal aborted the send.
  */
 export type SendOutcome =
@@ -49,6 +50,8 @@ export type SendOutcome =
       readonly retry: readonly number[];
       readonly retryReason?: string;
       readonly afterMs?: number;
+      /** The answer shows that later events will be refused too: stop the shipment after these verdicts. */
+      readonly stop?: string;
     }
   | { readonly kind: 'cancelled' };
 
@@ -128,6 +131,11 @@ export async function deliverBatch(
           outcome.accepted.length + outcome.failed.length + outcome.resend.length + outcome.retry.length;
         // Conservation over convenience: an event the answer says nothing about is not delivered.
         ledger.fail(pending.length - covered, ctx.describe('the answer did not cover every event'));
+        if (outcome.stop !== undefined) {
+          const reason = ctx.describe(outcome.stop);
+          ledger.stop(reason);
+          return ledger.fail(outcome.resend.length + outcome.retry.length, reason);
+        }
         const retry = pick(pending, outcome.retry);
         const resend = pick(pending, outcome.resend);
         if (retry.length > 0 && attempt >= ctx.policy.attempts) {
