@@ -68,6 +68,11 @@ describe('detectEntryFormat', () => {
     expect(await detectEntryFormat(memoryEntry('a.log', `${sshd}\n${sshd}\n${leef}\n`))).toBe('leef');
     const many = `${'plain text\n'.repeat(LEEF_LOOK_LINES)}${leef}\n`;
     expect(await detectEntryFormat(memoryEntry('a.log', many))).toBe('unknown');
+    // Long lines: the hundred lines reach past the first 64 KiB read.
+    const long = `${`${sshd} ${'x'.repeat(900)}\n`.repeat(70)}${leef}\n`;
+    expect(await detectEntryFormat(memoryEntry('a.log', long))).toBe('leef');
+    // A bracketed banner is not JSON.
+    expect(await detectEntryFormat(memoryEntry('a.log', `[exported 2024-03-11]\n${leef}\n`))).toBe('leef');
     // A LEEF line cut off by the end of what was read yet is not judged; read whole, it is.
     expect(await detectEntryFormat(memoryEntry('a.log', `${sshd}\n${leef}`))).toBe('leef');
   });

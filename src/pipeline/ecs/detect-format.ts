@@ -57,10 +57,21 @@ export async function detectEntryFormat(entry: ArchiveEntry): Promise<DetectedFo
     if (first === undefined) return 'unknown';
     if (looksLikeLeef(first)) return 'leef';
     const lead = first.trimStart().charCodeAt(0);
-    if (lead !== 0x7b && lead !== 0x5b) return leefAmongFirstLines(text, complete) ? 'leef' : 'unknown';
-    const doc = firstDocument(text, entry.path, entry.maxLineLength);
-    if (doc === null) return 'unknown';
-    if (doc !== undefined) return isEcsLike(doc) ? 'ecs' : 'unknown';
+    let leefLook = lead !== 0x7b && lead !== 0x5b;
+    if (!leefLook) {
+      const doc = firstDocument(text, entry.path, entry.maxLineLength);
+      if (doc !== undefined && doc !== null) return isEcsLike(doc) ? 'ecs' : 'unknown';
+      // Not JSON after all (`[exported …]`): text, whose LEEF lines may follow.
+      leefLook = doc === null;
+    }
+    if (leefLook) {
+      const found = leefAmongFirstLines(text, complete);
+      if (found !== 'more') return found ? 'leef' : 'unknown';
+      // Fewer than LEEF_LOOK_LINES lines in what was read: read more, up to LEEF_LOOK_BYTES.
+      if (want >= LEEF_LOOK_BYTES) return 'unknown';
+      want = Math.min(want * 8, LEEF_LOOK_BYTES);
+      continue;
+    }
     if (complete || want >= entry.maxLineLength) return 'unknown';
     want = Math.min(want * 8, entry.maxLineLength + 1);
   }
@@ -86,15 +97,18 @@ const LEEF_HEADER = /^LEEF:[12]\.0(?:\|[^|]*){4}\|?/;
 
 /** Non-empty lines looked at for a LEEF line when the first one is neither LEEF nor JSON. */
 export const LEEF_LOOK_LINES = 100;
+/** Most bytes read from an entry's start to find those lines. */
+const LEEF_LOOK_BYTES = 4 * 1024 * 1024;
 
-// Whether one of the first LEEF_LOOK_LINES non-blank complete lines of `text` is LEEF.
-function leefAmongFirstLines(text: string, complete: boolean): boolean {
+// Whether one of the first LEEF_LOOK_LINES non-blank lines of `text` is LEEF: true, false, or
+// 'more' when `text` ends (not complete) before that many lines were judged.
+function leefAmongFirstLines(text: string, complete: boolean): boolean | 'more' {
   let start = 0;
   let seen = 0;
   while (seen < LEEF_LOOK_LINES) {
     const nl = text.indexOf('\n', start);
-    // A last line cut off by the end of what was read is not judged.
-    if (nl === -1 && !complete) return false;
+    // A last line cut off by the end of what was read is not judged: read more.
+    if (nl === -1 && !complete) return 'more';
     const line = text.slice(start, nl === -1 ? text.length : nl);
     if (line.trim() !== '') {
       if (looksLikeLeef(line)) return true;
