@@ -238,7 +238,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
         `SIEM "elastic-lab" ${sim.url}/_bulk: connection refused (ECONNREFUSED); gave up after 4 attempts`,
       ],
     });
-    expect(driver.delays).toEqual([10, 10, 20]);
+    expect(driver.delays).toEqual([10, 20, 40]);
   });
 
   it('connection closed mid-batch: the batch is sent again', async () => {
@@ -269,7 +269,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const driver = driverFor(sim, {}, { retry: { attempts: 6, baseMs: 10, capMs: 40 } });
     const result = await driver.ship(docs(8));
     expect(result).toMatchObject({ shipped: 8, failed: 0, retried: 16 });
-    expect(driver.delays).toEqual([10, 10, 20, 20]);
+    expect(driver.delays).toEqual([10, 20, 40, 40]);
     expectConserved(result, 8, sim);
   });
 

@@ -213,7 +213,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     });
     const result = await driverFor(sim, {}, { wait }).ship(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 8 });
-    expect(wait.delays).toEqual([10, 10]);
+    expect(wait.delays).toEqual([10, 20]);
     expect(seqs(sim)).toEqual(range(10));
     expectConserved(result, 10, sim);
   });
@@ -233,7 +233,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
       ],
     });
     // One retry schedule for the first batch, then the shipment stops: later batches are not tried.
-    expect(wait.delays).toEqual([10, 10, 20]);
+    expect(wait.delays).toEqual([10, 20, 40]);
     expectConserved(result, 10, sim);
   });
 
@@ -270,7 +270,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const wait = steppedWait();
     const result = await driverFor(sim, {}, { wait }).ship(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 12 });
-    expect(wait.delays).toEqual([10, 10, 20]);
+    expect(wait.delays).toEqual([10, 20, 40]);
     expect(sim.store.requests.map((r) => r.status)).toEqual([503, 503, 429, 200, 200, 200]);
     expect(seqs(sim)).toEqual(range(10));
     expectConserved(result, 10, sim);

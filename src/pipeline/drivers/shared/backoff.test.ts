@@ -4,16 +4,17 @@ import { backoffDelay, parseRetryAfter, type RetryPolicy, realWait } from './bac
 const policy: RetryPolicy = { attempts: 6, baseMs: 200, capMs: 5_000 };
 
 describe('backoffDelay', () => {
-  it('grows exponentially from the base and is capped, with jitter between half and all of the ceiling', () => {
-    // The first retry is jittered too (between base and twice base), so senders do not retry in step.
+  it('grows exponentially from the base and is capped, each retry jittered within its own window', () => {
+    // Retry r waits between base · 2^(r-1) and base · 2^r (capped): the first retry is jittered too,
+    // and each window starts where the one before ends, so delays never shrink.
     const rows: Array<[retry: number, low: number, high: number]> = [
       [1, 200, 400],
-      [2, 200, 400],
-      [3, 400, 800],
-      [4, 800, 1_600],
-      [5, 1_600, 3_200],
-      [6, 2_500, 5_000],
-      [12, 2_500, 5_000],
+      [2, 400, 800],
+      [3, 800, 1_600],
+      [4, 1_600, 3_200],
+      [5, 3_200, 5_000],
+      [6, 5_000, 5_000],
+      [12, 5_000, 5_000],
     ];
     for (const [retry, low, high] of rows) {
       expect(
@@ -41,10 +42,21 @@ describe('backoffDelay', () => {
     }
   });
 
+  it('never waits less than before, whatever the random source says', () => {
+    const sources = [0, 0.2, 0.5, 0.8, 0.999_999];
+    for (let retry = 2; retry < 12; retry++) {
+      for (const before of sources)
+        for (const now of sources)
+          expect(backoffDelay(retry, policy, () => now)).toBeGreaterThanOrEqual(
+            backoffDelay(retry - 1, policy, () => before),
+          );
+    }
+  });
+
   it('waits longer when the server asks for it, but never beyond the cap', () => {
     expect(backoffDelay(1, policy, () => 0, 1_500)).toBe(1_500);
     expect(backoffDelay(1, policy, () => 0, 60_000)).toBe(5_000);
-    expect(backoffDelay(3, policy, () => 0, 100)).toBe(400);
+    expect(backoffDelay(3, policy, () => 0, 100)).toBe(800);
   });
 });
 

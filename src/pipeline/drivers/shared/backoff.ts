@@ -10,15 +10,15 @@ export interface RetryPolicy {
   readonly capMs: number;
 }
 
-/** Six sends over roughly 3 to 6 seconds: rides out a busy indexer without holding a run for minutes. */
+/** Six sends over roughly 6 to 11 seconds: rides out a busy indexer without holding a run for minutes. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 6, baseMs: 200, capMs: 5_000 };
 
 /**
  * Delay before retry number `retry` (1 = first retry): exponential from `baseMs`, capped, with
- * "equal jitter" so a fleet of senders does not retry in step — the first retry included. The
- * result always lies in [max(base, ceiling / 2), ceiling] where ceiling = min(cap, base · 2^max(1, retry − 1))
- * (the first two retries wait between base and twice base), so it never undercuts the base and
- * never exceeds the cap. A server's Retry-After wins when it asks for more, still within the cap.
+ * jitter so a fleet of senders does not retry in step, the first retry included. Retry r waits
+ * between base · 2^(r − 1) and base · 2^r, both capped: every delay lies in [base, cap], and none is
+ * shorter than the one before (each window starts where the previous one ends). A server's
+ * Retry-After wins when it asks for more, still within the cap.
  */
 export function backoffDelay(
   retry: number,
@@ -26,8 +26,9 @@ export function backoffDelay(
   random: () => number = Math.random,
   retryAfterMs?: number,
 ): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(1, retry - 1));
-  const floor = Math.min(ceiling, Math.max(policy.baseMs, ceiling / 2));
+  const r = Math.max(1, retry);
+  const floor = Math.min(policy.capMs, policy.baseMs * 2 ** (r - 1));
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** r);
   const jittered = Math.round(floor + random() * (ceiling - floor));
   if (retryAfterMs === undefined) return jittered;
   return Math.min(policy.capMs, Math.max(jittered, retryAfterMs));

@@ -54,7 +54,7 @@ describe('deliverBatch', () => {
     ]);
     await deliverBatch(events(2), send, ctx);
     expect(sent).toHaveLength(3);
-    expect(ctx.waits).toEqual([100, 100]);
+    expect(ctx.waits).toEqual([100, 200]);
     expect(ctx.ledger.result()).toMatchObject({ shipped: 2, failed: 0, retried: 4 });
   });
 

@@ -255,10 +255,11 @@ describe('syslog_tcp driver: faults', () => {
       ],
     });
     expect(wait.delays).toHaveLength(3);
+    // Retry r waits between 100 · 2^(r-1) and 100 · 2^r, capped at 250: growing, never shrinking.
     for (const [i, ms] of wait.delays.entries()) {
-      const ceiling = Math.min(250, 100 * 2 ** Math.max(1, i));
-      expect(ms).toBeGreaterThanOrEqual(Math.max(100, ceiling / 2));
-      expect(ms).toBeLessThanOrEqual(ceiling);
+      expect(ms).toBeGreaterThanOrEqual(Math.min(250, 100 * 2 ** i));
+      expect(ms).toBeLessThanOrEqual(Math.min(250, 100 * 2 ** (i + 1)));
+      if (i > 0) expect(ms).toBeGreaterThanOrEqual(wait.delays[i - 1] as number);
     }
   });
 
