@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface RetryPolicy {
   /** Sends in total, the first one included (1 = never retry). */
   readonly attempts: number;
-  /** Delay before the first retry, in ms. */
+  /** Shortest delay before the first retry, in ms (it waits between this and twice this). */
   readonly baseMs: number;
   /** Longest delay between two attempts, in ms (also caps a server's Retry-After). */
   readonly capMs: number;
