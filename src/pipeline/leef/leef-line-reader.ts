@@ -304,6 +304,7 @@ export class LeefLineReader {
     }
     ctx.readable++;
     if (yearless) {
+      ctx.yearless++;
       if (ctx.latestYearlessMs === null || ms > ctx.latestYearlessMs) ctx.latestYearlessMs = ms;
     } else if (ctx.latestDatedMs === null || ms > ctx.latestDatedMs) {
       ctx.latestDatedMs = ms;

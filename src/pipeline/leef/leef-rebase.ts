@@ -34,8 +34,9 @@ export interface RebaseContext {
   latestDatedMs: number | null;
   /** Pass 1: newest event time whose year was inferred (RFC 3164 headers), or null. */
   latestYearlessMs: number | null;
-  /** Pass 1: lines with and without a readable time. */
+  /** Pass 1: lines with and without a readable time, and those whose time has no year. */
   readable: number;
+  yearless: number;
   unreadable: number;
   /**
    * Written by shiftLine: the rebased event time of the line just shifted (devTime, else the
@@ -52,6 +53,7 @@ export function createRebaseContext(nowMs: number): RebaseContext {
     latestDatedMs: null,
     latestYearlessMs: null,
     readable: 0,
+    yearless: 0,
     unreadable: 0,
     lastEventMs: null,
   };
@@ -81,6 +83,7 @@ export function readEventTime(line: string, ctx: RebaseContext): number | null {
   }
   ctx.readable++;
   if (lastRead.yearless) {
+    ctx.yearless++;
     if (ctx.latestYearlessMs === null || ms > ctx.latestYearlessMs) ctx.latestYearlessMs = ms;
   } else if (ctx.latestDatedMs === null || ms > ctx.latestDatedMs) {
     ctx.latestDatedMs = ms;

@@ -93,8 +93,8 @@ export async function prepareShipment(
   // Entries of another or of no known format: they fail the shipment closed (spec 2.5), but only
   // once pass 1 is over, so an archive with nothing usable at all is `no_events` (decisions.md §5).
   const rejected: AppError[] = [];
-  // LEEF entries read in pass 1, per archive (a second reading takes the same ones).
-  const leefEntries = archives.map(() => new Set<string>());
+  // LEEF entries with year-less event times, per archive: only they are read a second time.
+  const yearlessEntries = archives.map(() => new Set<string>());
 
   for (const [i, archive] of archives.entries()) {
     let count = 0;
@@ -110,8 +110,9 @@ export async function prepareShipment(
           continue;
         }
         if (leef) {
-          (leefEntries[i] as Set<string>).add(entry.path);
+          const yearlessBefore = leef.yearless;
           count += await readLeefTimes(entry, leef, reader, lineIndexes);
+          if (leef.yearless > yearlessBefore) (yearlessEntries[i] as Set<string>).add(entry.path);
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
             for (const record of batch) {
@@ -147,12 +148,14 @@ export async function prepareShipment(
   if (leef && again) {
     // Dated and year-less event times together: the year-less ones are read once more against
     // the newest dated event, where pass 2 will place them, so the newest of all lands at now + 2 h.
+    // Only entries that had year-less times are read again.
     const secondReader = new LeefLineReader();
     for (const [i, archive] of archives.entries()) {
+      const wanted = yearlessEntries[i] as Set<string>;
+      if (wanted.size === 0) continue;
       try {
         for await (const entry of archive.entries()) {
-          if ((leefEntries[i] as Set<string>).has(entry.path))
-            await readLeefTimes(entry, again, secondReader, null);
+          if (wanted.has(entry.path)) await readLeefTimes(entry, again, secondReader, null);
         }
       } catch (err) {
         throw withArchiveLabel(err, (sources[i] as ShipmentSource).label, sources.length > 1);
