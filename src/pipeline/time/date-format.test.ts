@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileDateFormat } from './date-format.ts';
+import { compileDateFormat, newDateFormat } from './date-format.ts';
 
 const SHIFT = 40 * 86_400_000 + 5 * 3_600_000 + 1234; // 40 d 5 h 1.234 s
 
@@ -200,6 +200,71 @@ describe('compileDateFormat', () => {
         expect(back && f.format(back.ms, back)).toBe(text);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('writing runs of values', () => {
+  // Patterns, and samples whose written style (zone, case, padding, trailing text) a run copies.
+  const PATTERNS: ReadonlyArray<[pattern: string, samples: readonly string[]]> = [
+    ["yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ['2024-01-02T03:04:05.006+02:00', '2024-01-02T03:04:05.006Z']],
+    ['MMM dd yyyy HH:mm:ss.SSS z', ['Jan 02 2024 03:04:05.006 GMT', 'JAN 02 2024 03:04:05.006 PST']],
+    ['dd/MMM/yyyy:HH:mm:ss Z', ['02/Jan/2024:03:04:05 -0800']],
+    ['MM/dd/yyyy hh:mm:ss a', ['01/02/2024 03:04:05 PM', '1/2/2024 3:04:05 am']],
+    ['yyyy-MM-dd HH:mm:s.S', ['2024-01-02 03:04:5.6', '2024-01-02 03:04:05.006']],
+    ['yyyy-MM-dd HH:mm:ss.SS', ['2024-01-02 03:04:05.06']],
+    ['yyyy-MM-dd HH:mm:ss.SSSSSS', ['2024-01-02 03:04:05.000006', '2024-01-02 03:04:05.1234567']],
+    ['ss.SSS yyyy-MM-dd HH:mm', ['05.006 2024-01-02 03:04']],
+    ['MMM dd HH:mm:ss.SSS', ['Jan 02 03:04:05.006', 'Jan  2 03:04:05.006 trailing text']],
+    ['EEE MMM d HH:mm:ss yyyy', ['Tue Jan 2 03:04:05 2024', 'Tue Jan  2 03:04:05 2024']],
+    ['yyyyMMdd HHmmssSSS', ['20240102 030405006']],
+    ['yyyy-MM-dd HH:mm', ['2024-01-02 03:04']],
+    ['yyyy-MM-dd HH:mm:ss ss', ['2024-01-02 03:04:05 05']],
+  ];
+
+  it('writes every value as a formatter that never saw the ones before (property)', () => {
+    const steps = fc.array(
+      fc.record({
+        jump: fc.oneof(
+          { weight: 10, arbitrary: fc.integer({ min: 0, max: 3_000 }) },
+          { weight: 2, arbitrary: fc.integer({ min: 0, max: 200_000 }) },
+          { weight: 1, arbitrary: fc.integer({ min: -90_000_000, max: 90_000_000 }) },
+        ),
+        // follow() hands over a new style object per value, with its own carry.
+        variant: fc.constantFrom('same', 'copy', 'carry'),
+      }),
+      { minLength: 1, maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(
+        fc.nat(PATTERNS.length - 1),
+        fc.nat(),
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }),
+        steps,
+        (p, sampleIndex, start, run) => {
+          const [pattern, samples] = PATTERNS[p]!;
+          const sample = samples[sampleIndex % samples.length]!;
+          // A formatter of its own per run: its memory starts empty and grows along the run.
+          const warm = newDateFormat(pattern);
+          const style = warm.read(sample, start);
+          expect(style, sample).not.toBeNull();
+          if (style === null) return;
+          let ms = start;
+          for (const { jump, variant } of run) {
+            ms += jump;
+            const st =
+              variant === 'same'
+                ? style
+                : {
+                    ...style,
+                    ms,
+                    carryMs: variant === 'carry' ? 1000 * (Math.abs(jump) % 3) : style.carryMs,
+                  };
+            expect(warm.format(ms, st), `${pattern} at ${ms}`).toBe(newDateFormat(pattern).format(ms, st));
+          }
+        },
+      ),
+      { numRuns: 1_500 },
     );
   });
 });

@@ -118,6 +118,11 @@ export function compileDateFormat(pattern: string): DateFormat {
   return compiled;
 }
 
+/** A new compiled form of `pattern`, outside the cache and with none of its memory of earlier calls. */
+export function newDateFormat(pattern: string): DateFormat {
+  return new JavaDateFormat(pattern);
+}
+
 const scratchFields: CivilFields = newCivilFields();
 const scratchZone: ZoneOut = { offsetMs: 0 };
 
@@ -149,7 +154,11 @@ class JavaDateFormat implements DateFormat {
       (t, i) => i < lastSpan && (t.kind === ZONE_GENERAL || t.kind === ZONE_RFC822),
     );
     this.#spansUsable = this.#hasYear && seconds <= 1 && millis <= 1 && seconds + millis > 0 && !peekingZone;
+    this.#runPatchable = seconds <= 1 && millis <= 1 && seconds + millis > 0;
   }
+
+  /** The pattern has at most one `s` and one `S` field, and one of them (see #followRun). */
+  readonly #runPatchable: boolean;
 
   // Spans of the seconds and milliseconds of the last successful #read (see fieldSpans); a field
   // the pattern lacks stays -1, one it has is written by every read that gets past it.
@@ -394,7 +403,7 @@ class JavaDateFormat implements DateFormat {
     const s = style ?? null;
     const step = Math.floor((ms + (s === null ? 0 : s.offsetMs)) / this.precisionMs);
     if (s === this.#lastStyle && step === this.#lastStep && this.precisionMs > 1) return this.#lastOut;
-    const out = this.#format(ms, s);
+    const out = this.#followRun(ms, s) ?? this.#format(ms, s);
     this.#lastStyle = s;
     this.#lastStep = step;
     this.#lastOut = out;
@@ -405,11 +414,72 @@ class JavaDateFormat implements DateFormat {
   #lastStep = Number.NaN;
   #lastOut = '';
 
+  // Values of one device come in runs within a minute: the last full #format output, the wall-clock
+  // minute it was written for, its style, and where its fixed-width seconds and milliseconds stand
+  // (-1: the output has no such field that can be patched). Within the same minute and style, no
+  // other field's text can differ, so the next value is the last text with those digits replaced.
+  #runOut = '';
+  #runMinute = Number.NaN;
+  #runStyle: ParsedTime | null = null;
+  #runSecondAt = -1;
+  #runSecondWidth = 0;
+  #runMilliAt = -1;
+  #runMilliWidth = 0;
+
+  /** The output for `ms` from the last one when it lies in the same minute and style, else undefined. */
+  #followRun(ms: number, style: ParsedTime | null): string | undefined {
+    const run = this.#runStyle;
+    if (style === null || run === null || !Number.isInteger(ms)) return undefined;
+    if (
+      style !== run &&
+      (style.offsetMs !== run.offsetMs ||
+        style.carryMs !== run.carryMs ||
+        style.fieldStyles !== run.fieldStyles ||
+        style.zoneText !== run.zoneText ||
+        style.trailing !== run.trailing)
+    ) {
+      return undefined;
+    }
+    const wall = ms - style.carryMs + style.offsetMs;
+    const minute = Math.floor(wall / 60_000);
+    if (minute !== this.#runMinute) return undefined;
+    const rest = wall - minute * 60_000;
+    const second = Math.floor(rest / 1000);
+    const milli = rest - second * 1000;
+    const text = this.#runOut;
+    const sAt = this.#runSecondAt;
+    const mAt = this.#runMilliAt;
+    let out: string;
+    if (mAt < 0) {
+      out =
+        text.slice(0, sAt) + padZero(second, this.#runSecondWidth) + text.slice(sAt + this.#runSecondWidth);
+    } else if (sAt < 0) {
+      out = text.slice(0, mAt) + padZero(milli, this.#runMilliWidth) + text.slice(mAt + this.#runMilliWidth);
+    } else {
+      const [a, aw, av, b, bw, bv] =
+        sAt < mAt
+          ? [sAt, this.#runSecondWidth, second, mAt, this.#runMilliWidth, milli]
+          : [mAt, this.#runMilliWidth, milli, sAt, this.#runSecondWidth, second];
+      out = text.slice(0, a) + padZero(av, aw) + text.slice(a + aw, b) + padZero(bv, bw) + text.slice(b + bw);
+    }
+    this.#runOut = out;
+    this.#runStyle = style;
+    return out;
+  }
+
   #format(ms: number, style: ParsedTime | null): string {
+    this.#runStyle = null;
     if (this.problem !== undefined || !Number.isFinite(ms)) return '';
     const tokens = this.#tokens;
     const offsetMs = style ? style.offsetMs : 0;
     const carryMs = style ? style.carryMs : 0;
+    // Where the seconds and milliseconds land in `out`, when written at a width their values in a
+    // minute cannot change (see #followRun); `patchable` turns false for anything else.
+    let secondAt = -1;
+    let secondWidth = 0;
+    let milliAt = -1;
+    let milliWidth = 0;
+    let patchable = style !== null && this.#runPatchable && carryMs === 0 && Number.isInteger(ms);
     const styles = style ? style.fieldStyles : null;
     const f = msToCivil(ms - carryMs + offsetMs, scratchFields);
     let out = '';
@@ -456,6 +526,18 @@ class JavaDateFormat implements DateFormat {
             value = carryMs + f.millisecond;
         }
         const twoDigits = (tok.kind === YEAR && tok.count === 2) || s & TWO_DIGIT_YEAR;
+        if (patchable && (tok.kind === SECOND || tok.kind === MILLI)) {
+          // Fixed width: zero-padded to at least as many digits as the field can have in a minute.
+          const width = tok.kind === SECOND ? 2 : 3;
+          if (ws > 0 || s & UNPADDED || tok.count < width) patchable = false;
+          else if (tok.kind === SECOND) {
+            secondAt = out.length;
+            secondWidth = tok.count;
+          } else {
+            milliAt = out.length;
+            milliWidth = tok.count;
+          }
+        }
         if (ws > 0) {
           // Space-padded like C's %e ("Jun  6"): right-align in the width that was read.
           const digits = String(value);
@@ -496,7 +578,17 @@ class JavaDateFormat implements DateFormat {
                 );
       }
     }
-    return style && style.trailing !== '' ? out + style.trailing : out;
+    const written = style && style.trailing !== '' ? out + style.trailing : out;
+    if (patchable && style !== null && (secondAt >= 0 || milliAt >= 0)) {
+      this.#runOut = written;
+      this.#runMinute = Math.floor((ms - carryMs + offsetMs) / 60_000);
+      this.#runStyle = style;
+      this.#runSecondAt = secondAt;
+      this.#runSecondWidth = secondWidth;
+      this.#runMilliAt = milliAt;
+      this.#runMilliWidth = milliWidth;
+    }
+    return written;
   }
 }
 
