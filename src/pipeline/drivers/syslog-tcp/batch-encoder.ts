@@ -30,6 +30,9 @@ export interface BatchSink {
  * through the encoder. Each event ends up in the builder or refused, exactly once.
  */
 export class BatchEncoder {
+  /** Frames longer than `longFrameBytes` so far (bytes; characters for frames built as strings). */
+  longFrames = 0;
+  readonly #longFrameBytes: number;
   readonly #encode: SyslogEncoder;
   readonly #noHeader: EncodeRefusal;
   readonly #tooLong: EncodeRefusal;
@@ -37,7 +40,9 @@ export class BatchEncoder {
   readonly #frames: LeefFrameWriter;
   readonly #rebased: RebasedLine = { line: '', time: null };
 
-  constructor(settings: SyslogEncoderSettings) {
+  /** `longFrameBytes`: frames above it are counted in longFrames (default: never). */
+  constructor(settings: SyslogEncoderSettings, longFrameBytes = Number.POSITIVE_INFINITY) {
+    this.#longFrameBytes = longFrameBytes;
     const { encode, noHeader, tooLong } = createSyslogEncoding(settings);
     this.#encode = encode;
     this.#noHeader = noHeader;
@@ -62,6 +67,7 @@ export class BatchEncoder {
             return;
           }
         }
+        if (frame.length > this.#longFrameBytes) this.longFrames++;
         builder.append(frame);
       }
       return;
@@ -104,6 +110,7 @@ export class BatchEncoder {
             return;
           }
         }
+        if ((frame === null ? n : frame.length) > this.#longFrameBytes) this.longFrames++;
         if (frame === null) builder.appendBytes(n, frames);
         else builder.append(frame);
       }

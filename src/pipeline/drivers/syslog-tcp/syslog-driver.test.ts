@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildZip } from '../../../../test/fixtures/archives/zip-builder.ts';
 import { startFaultProxy } from '../../../../test/helpers/fault-proxy.ts';
 import { sharedTlsFixtures } from '../../../../test/helpers/tls-fixtures.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../../../test/simulators/syslog-simulator.ts';
 import { manualClock } from '../../../clock.ts';
 import type { SyslogDestination } from '../../../destinations/destination-types.ts';
 import { createLogger } from '../../../logger.ts';
+import { prepareShipment } from '../../shipment/prepare-shipment.ts';
+import { shipmentEvents } from '../../shipment/shipment-events.ts';
 import type { OutboundEvent, ShipCounters, ShipResult } from '../driver.ts';
 import type { Wait } from '../shared/backoff.ts';
 import { createSyslogDriver, type SyslogDriverOptions } from './syslog-driver.ts';
@@ -118,6 +121,51 @@ describe('syslog_tcp driver: what arrives', () => {
     expect(result).toEqual({ shipped: 3, failed: 0, retried: 0, bytes, errors: [] });
     expect(sim.store.connections).toBe(1);
     expect(sim.store.partials).toEqual([]);
+  });
+
+  it('sends long messages but warns once per shipment how many passed the warning limit', async () => {
+    const sim = await simulator({ framing: 'lf' });
+    const warnings: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+    const log = createLogger('silent');
+    log.warn = ((obj: Record<string, unknown>, msg: string) => {
+      warnings.push({ obj, msg });
+    }) as unknown as typeof log.warn;
+    const driver = createSyslogDriver(
+      destination({ port: sim.port }),
+      { log, clock: manualClock(NOW) },
+      { warnMessageBytes: 200, wait: recordingWait() },
+    );
+    const long = (i: number) => `LEEF:2.0|V|P|1|E|^|n=${i}^msg=${'x'.repeat(300)}`;
+    // Events given as strings...
+    const result = await driver.ship(
+      (async function* () {
+        yield [
+          { line: long(0), time: T },
+          { line: 'LEEF:2.0|V|P|1|E|^|n=1', time: T },
+          { line: long(2), time: T },
+        ];
+      })(),
+    );
+    expect(result).toMatchObject({ shipped: 3, failed: 0 });
+    // ...and a shipment's lines written from their bytes.
+    const zip = buildZip([
+      { name: 'a.log', data: `${long(3)}\n${long(4)}\n${long(5)}\nLEEF:2.0|V|P|1|E|^|n=6\n` },
+    ]);
+    const shipment = await prepareShipment([{ data: zip, kind: 'zip', label: 'a.zip' }], {
+      format: 'leef',
+      now: NOW,
+    });
+    expect(await driver.ship(shipmentEvents(shipment, 0, { kind: 'leef' }))).toMatchObject({ shipped: 4 });
+    expect(warnings).toEqual([
+      {
+        obj: { siem: 'siem-q', endpoint: `tcp://127.0.0.1:${sim.port}`, long_messages: 2, limit_bytes: 200 },
+        msg: '2 syslog messages were longer than 200 bytes; a receiver that truncates long messages cuts off their end, where labIndex= stands',
+      },
+      {
+        obj: { siem: 'siem-q', endpoint: `tcp://127.0.0.1:${sim.port}`, long_messages: 3, limit_bytes: 200 },
+        msg: '3 syslog messages were longer than 200 bytes; a receiver that truncates long messages cuts off their end, where labIndex= stands',
+      },
+    ]);
   });
 
   it('sends octet-counted RFC 5424 frames, keeping a line break and non-ASCII inside one event', async () => {

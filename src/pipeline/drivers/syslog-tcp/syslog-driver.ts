@@ -34,11 +34,20 @@ export interface SyslogDriverOptions {
   readonly chunkBytes?: number;
   /** Longest message sent, in bytes (default 64 KiB). */
   readonly maxMessageBytes?: number;
+  /**
+   * Frames longer than this are sent but warned about once per shipment (default 4096 bytes): a
+   * receiver that truncates (SIEM Q's payload limit, rsyslog's 8 KiB default) cuts off the end of
+   * the line, where `labIndex=` stands (protocols-qradar-leef-syslog.md 3.8).
+   */
+  readonly warnMessageBytes?: number;
   /** Replaces the backoff timer (tests step through retries without real waiting). */
   readonly wait?: Wait;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
 }
+
+/** Messages above this are warned about (protocols-qradar-leef-syslog.md 3.8 suggests 4096). */
+const DEFAULT_WARN_MESSAGE_BYTES = 4096;
 
 /** About 128 KiB per write: few system calls, little memory per write. */
 const DEFAULT_CHUNK_BYTES = 128 * 1024;
@@ -63,6 +72,7 @@ export function createSyslogDriver(
   const limits: ConfirmLimits = { ...DEFAULT_CONFIRM_LIMITS, ...options.confirm };
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const warnMessageBytes = options.warnMessageBytes ?? DEFAULT_WARN_MESSAGE_BYTES;
   const wait = options.wait ?? realWait;
   const random = options.random ?? Math.random;
   const siem = destination.name;
@@ -82,12 +92,15 @@ export function createSyslogDriver(
     async ship(batches, shipOptions: ShipOptions = {}): Promise<ShipResult> {
       const ledger = new ShipLedger(shipOptions.onProgress);
       const signal = shipOptions.signal ?? new AbortController().signal;
-      const encoder = new BatchEncoder({
-        header: shipmentHeaderSettings(destination, shipOptions.syslog),
-        framing: destination.framing,
-        maxMessageBytes,
-        now: shipOptions.now ?? deps.clock.now(),
-      });
+      const encoder = new BatchEncoder(
+        {
+          header: shipmentHeaderSettings(destination, shipOptions.syslog),
+          framing: destination.framing,
+          maxMessageBytes,
+          now: shipOptions.now ?? deps.clock.now(),
+        },
+        warnMessageBytes,
+      );
       const window = new DeliveryWindow({
         ledger,
         signal,
@@ -144,6 +157,12 @@ export function createSyslogDriver(
       }
       await window.finish();
 
+      if (encoder.longFrames > 0) {
+        deps.log.warn(
+          { siem, endpoint, long_messages: encoder.longFrames, limit_bytes: warnMessageBytes },
+          `${encoder.longFrames} syslog messages were longer than ${warnMessageBytes} bytes; a receiver that truncates long messages cuts off their end, where labIndex= stands`,
+        );
+      }
       return logShipResult(deps.log, siem, ledger.result());
     },
 
