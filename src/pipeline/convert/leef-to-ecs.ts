@@ -1,5 +1,6 @@
 import type { EcsDocument } from '../ecs/ecs-fields.ts';
 import { isPlainObject } from '../ecs/ecs-fields.ts';
+import { isoUtc } from '../time/iso-utc.ts';
 import {
   type MappingRow,
   PRIMARY_ROW_BY_FIELD,
@@ -32,8 +33,7 @@ export interface LeefToEcsOptions {
 export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDocument {
   const doc: EcsDocument = {};
   const t = options.eventTimeMs;
-  if (t !== null && Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS)
-    doc['@timestamp'] = new Date(t).toISOString();
+  if (t !== null && Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS) doc['@timestamp'] = isoUtc(t);
   if (record.vendor !== '') setPath(doc, OBSERVER_VENDOR, record.vendor);
   if (record.product !== '') setPath(doc, OBSERVER_PRODUCT, record.product);
   if (record.productVersion !== '') setPath(doc, OBSERVER_VERSION, record.productVersion);
@@ -53,7 +53,7 @@ export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDoc
       leef[key] = value;
       continue;
     }
-    const plan = PLANS.get(key);
+    const plan = planOf(key);
     let usable = plan !== undefined;
     if (plan !== undefined && plan.row.alias === true) {
       present ??= new Set(attributes.map(([k]) => k));
@@ -127,6 +127,33 @@ const PLANS: ReadonlyMap<string, RowPlan> = new Map(
     },
   ]),
 );
+
+/**
+ * PLANS by a key's length and first and last characters: every attribute of every event is looked
+ * up, and a Map first hashes the whole key, a new string each time (≈ 0.3 µs per event).
+ */
+const PLAN_BUCKETS: Array<Array<[string, RowPlan]> | undefined> = [];
+for (const [key, plan] of PLANS) {
+  const b = bucketOf(key);
+  PLAN_BUCKETS[b] = [...(PLAN_BUCKETS[b] ?? []), [key, plan]];
+}
+
+function bucketOf(key: string): number {
+  const n = key.length;
+  return n === 0 ? 0 : (n * 31 + key.charCodeAt(0) * 7 + key.charCodeAt(n - 1)) & 1023;
+}
+
+/** PLANS.get(key). */
+function planOf(key: string): RowPlan | undefined {
+  const bucket = PLAN_BUCKETS[bucketOf(key)];
+  if (bucket === undefined) return undefined;
+  for (let i = 0; i < bucket.length; i++) {
+    const entry = bucket[i] as [string, RowPlan];
+    if (entry[0] === key) return entry[1];
+  }
+  return undefined;
+}
+
 const RELATED_PATHS = RELATED_IP_FIELDS.map((path) => path.split('.'));
 const OBSERVER_VENDOR = ['observer', 'vendor'];
 const OBSERVER_PRODUCT = ['observer', 'product'];
