@@ -36,8 +36,9 @@ export async function wipeSiems(
   names: readonly string[],
   options: { reFireWaitMs?: number } = {},
 ): Promise<WipeResult> {
-  const siems = [...new Set(names.map((n) => n.trim()))];
-  if (siems.length === 0 || siems.some((s) => s === '')) {
+  // Names exactly as configured (spec 2.1): a padded name is unknown, not trimmed into another.
+  const siems = [...new Set(names)];
+  if (siems.length === 0 || siems.some((s) => s.trim() === '')) {
     throw invalidInput('Nothing to wipe', {
       siem: 'name at least one SIEM destination (?siem=name, repeatable)',
     });
@@ -109,8 +110,7 @@ async function wipeOne(
   jobs: readonly NoiseJob[],
 ): Promise<WipeOutcome> {
   const siem = destination.name;
-  if (destination.driver === 'syslog_tcp') return { kind: 'skipped', siem };
-  const indexes = indexesToWipe(destination, jobs);
+  let indexes: string[] | undefined;
   const audit = (outcome: AuditEntry['outcome'], details: Record<string, unknown>) =>
     recordAudit(deps.db, deps.clock.now(), {
       actor: by.actor,
@@ -118,8 +118,16 @@ async function wipeOne(
       action: 'session.wipe',
       target: siem,
       outcome,
-      details: { driver: destination.driver, indexes, ...details },
+      details: { driver: destination.driver, ...(indexes === undefined ? {} : { indexes }), ...details },
     });
+  if (destination.driver === 'syslog_tcp') {
+    // Nothing is deleted through syslog, but every wipe request leaves its trace.
+    await audit('success', { skipped: true, reason: 'syslog_tcp has no delete API' }).catch((err) =>
+      deps.log.error({ err, siem }, 'Audit record of a skipped wipe could not be written.'),
+    );
+    return { kind: 'skipped', siem };
+  }
+  indexes = indexesToWipe(destination, jobs);
   if (!destination.index) {
     const message = `SIEM "${siem}" has no default index configured, so its events cannot be wiped safely; set its index`;
     await audit('failure', { error: message }).catch(() => {});

@@ -208,6 +208,29 @@ describe('DELETE /api/sessions', () => {
       deleted: { 'web-noise': 2, 'lab-events': 2 },
     });
     expect(rows[0]?.actor_label).toMatch(/@example\.test$/);
+
+    // A syslog SIEM is skipped (nothing to delete through it), and the request is audited too.
+    await wipe('?siem=qradar');
+    const skipped = await t.ctx.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'session.wipe')
+      .where('target', '=', 'qradar')
+      .where('id', '>', before?.id ?? '0')
+      .execute();
+    expect(skipped.map((r) => [r.outcome, r.details])).toEqual([
+      ['success', { driver: 'syslog_tcp', skipped: true, reason: 'syslog_tcp has no delete API' }],
+    ]);
+  });
+
+  it('takes a DELETE that says application/json but sends no body (the route takes none)', async () => {
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/sessions?siem=elastic',
+      headers: { cookie: author, 'content-type': 'application/json' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, wiped: ['elastic'] });
   });
 
   it('answers 502 with errors when one SIEM fails, still wiping the others', async () => {
@@ -271,6 +294,10 @@ describe('DELETE /api/sessions', () => {
     const unknown = await wipe('?siem=splunk&siem=ghost');
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.message).toContain('"ghost"');
+    // Names are matched exactly as configured: a padded name is unknown, not trimmed into another.
+    const padded = await wipe('?siem=%20splunk');
+    expect(padded.statusCode).toBe(400);
+    expect(padded.json().error.details.fields.siem).toContain('" splunk"');
     expect(hec.store.searchable('lab')).toHaveLength(2);
     expect(dispatched).toEqual([]);
   });

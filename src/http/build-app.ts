@@ -58,6 +58,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   // JSON only: refusing text/plain keeps "simple" cross-site form posts away from the API.
   app.removeContentTypeParser('text/plain');
+  // An empty body labelled JSON is no body: many clients send the header on every request, also on
+  // a DELETE that takes none. Routes that need a body still refuse its absence by their schema.
+  // Non-empty bodies keep Fastify's parser (it refuses `__proto__` and `constructor` keys).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(req, body as string, done);
+  });
   // Validation errors name every bad field; unknown fields are errors, not silently dropped.
   app.setValidatorCompiler(createValidatorCompiler());
   app.decorateRequest('actor', null);
