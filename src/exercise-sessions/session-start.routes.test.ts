@@ -326,6 +326,12 @@ describe('POST /api/sessions/start', () => {
         { archiveDownloadUrl: url('/leef.zip'), siem: 'qradar', syslogSourceIdentity: 'x'.repeat(256) },
         ['syslogSourceIdentity'],
       ],
+      // Every bad field at once, not the first one found.
+      [{ archiveDownloadUrl: url('/leef.tar.gz'), siem: 'no-such-siem' }, ['archiveDownloadUrl', 'siem']],
+      [
+        { archiveDownloadUrl: url('/leef.txt'), siem: 'splunk', indexName: 'Bad Index' },
+        ['archiveDownloadUrl', 'indexName'],
+      ],
     ];
     for (const [body, fields] of cases) {
       const res = await start(body);
@@ -456,6 +462,36 @@ describe('POST /api/sessions/start', () => {
   it('refuses a disabled destination with 409', async () => {
     const res = await start({ archiveDownloadUrl: url('/leef.zip'), siem: 'off' });
     expect(res.statusCode).toBe(409);
+  });
+
+  it('audits refused starts too, whichever check refused them', async () => {
+    const count = async () =>
+      (
+        await t.ctx.db
+          .selectFrom('audit_log')
+          .select('outcome')
+          .where('action', '=', 'session.start')
+          .where('outcome', '=', 'failure')
+          .execute()
+      ).length;
+    for (const [body, status] of [
+      [{ archiveDownloadUrl: url('/leef.zip'), siem: 'ghost' }, 400],
+      [{ archiveDownloadUrl: url('/leef.zip'), siem: 'off' }, 409],
+      [{ archiveDownloadUrl: url('/leef.zip'), siem: 'splunk', indexName: 'Bad Index' }, 400],
+      [{ archiveDownloadUrl: 'not a url', siem: 'splunk' }, 400],
+    ] as const) {
+      const before = await count();
+      const res = await start(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(status);
+      expect(await count(), JSON.stringify(body)).toBe(before + 1);
+    }
+    const ghost = await t.ctx.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'session.start')
+      .where('target', '=', 'ghost')
+      .executeTakeFirst();
+    expect(ghost?.details).toMatchObject({ code: 'invalid_input' });
   });
 
   it('audits every start with who, SIEM, URL host and counts, never the signature', async () => {

@@ -4,7 +4,7 @@ import { loadDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import { indexNameProblem } from '../destinations/index-name.ts';
 import { AppError, invalidInput } from '../errors.ts';
-import { redactUrl } from '../net/archive-url.ts';
+import { checkArchiveUrl, redactUrl } from '../net/archive-url.ts';
 import { downloadArchive } from '../net/download-archive.ts';
 import { prepareShipment } from '../pipeline/shipment/prepare-shipment.ts';
 import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
@@ -42,32 +42,19 @@ export async function startSession(
   ip: string | null,
   input: StartSessionInput,
 ): Promise<StartSessionResult> {
-  const destination = await resolveDestination(deps, input.siem);
-  const bad: Record<string, string> = {};
-  const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
-  if (indexAware && input.indexName !== undefined) {
-    const problem = indexNameProblem(destination.driver, input.indexName);
-    if (problem) bad.indexName = problem;
-  }
-  if (destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined) {
-    const problem = syslogHostnameProblem(input.syslogSourceIdentity);
-    if (problem) bad.syslogSourceIdentity = problem;
-  }
-  if (Object.keys(bad).length > 0) throw invalidInput('Invalid session start', bad);
-  await assertSiemQReady(destination);
-
   const started = deps.clock.now();
-  const auditBase = { actor, ip, action: 'session.start', target: destination.name };
+  // Every start is audited, refused ones included (an unknown SIEM as much as a failed download).
+  const auditBase = { actor, ip, action: 'session.start', target: input.siem };
   let urlLabel = 'archive';
   try {
-    const url = new URL(input.archiveDownloadUrl);
-    urlLabel = redactUrl(url);
+    urlLabel = redactUrl(new URL(input.archiveDownloadUrl));
   } catch {
-    // checkArchiveUrl below answers with the reason
+    // checkArchiveUrl names the reason
   }
-
   let audited = false;
   try {
+    const destination = await checkStart(deps, input);
+    const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
     const data = await downloadArchive(input.archiveDownloadUrl, {
       allowHttp: deps.config.archiveAllowHttp,
       allowedHosts: deps.config.archiveAllowedHosts,
@@ -145,20 +132,59 @@ export async function startSession(
   }
 }
 
-async function resolveDestination(deps: Deps, siem: string): Promise<Destination> {
-  let destination: Destination;
+/**
+ * Everything about a start that can be checked before the download, every bad field named at once
+ * (decisions §3): the URL's syntax, the SIEM, and the fields that SIEM's driver reads. Then the
+ * destination must be enabled and, for SIEM Q provisioning, ready.
+ */
+async function checkStart(deps: Deps, input: StartSessionInput): Promise<Destination> {
+  const bad: Record<string, string> = {};
   try {
-    destination = await loadDestination(deps.db, deps.secretBox, siem);
+    checkArchiveUrl(
+      input.archiveDownloadUrl,
+      { allowHttp: deps.config.archiveAllowHttp, allowedHosts: deps.config.archiveAllowedHosts },
+      { requireZip: true },
+    );
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found') {
-      throw invalidInput('Unknown SIEM destination', { siem: `no destination is named "${siem}"` });
+    const fields = err instanceof AppError ? fieldsOf(err) : undefined;
+    if (fields?.archiveDownloadUrl === undefined) throw err;
+    bad.archiveDownloadUrl = fields.archiveDownloadUrl;
+  }
+  let destination: Destination | null = null;
+  try {
+    destination = await loadDestination(deps.db, deps.secretBox, input.siem);
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'not_found')) throw err;
+    bad.siem = `no destination is named "${input.siem}"`;
+  }
+  if (destination !== null) {
+    const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
+    if (indexAware && input.indexName !== undefined) {
+      const problem = indexNameProblem(destination.driver, input.indexName);
+      if (problem) bad.indexName = problem;
     }
-    throw err;
+    if (destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined) {
+      const problem = syslogHostnameProblem(input.syslogSourceIdentity);
+      if (problem) bad.syslogSourceIdentity = problem;
+    }
   }
-  if (!destination.enabled) {
-    throw new AppError('conflict', `SIEM destination "${siem}" is disabled`, { details: { siem } });
+  if (Object.keys(bad).length > 0) {
+    throw invalidInput(bad.siem !== undefined ? 'Unknown SIEM destination' : 'Invalid session start', bad);
   }
-  return destination;
+  const found = destination as Destination;
+  if (!found.enabled) {
+    throw new AppError('conflict', `SIEM destination "${input.siem}" is disabled`, {
+      details: { siem: input.siem },
+    });
+  }
+  await assertSiemQReady(found);
+  return found;
+}
+
+/** The per-field messages of an invalidInput error. */
+function fieldsOf(err: AppError): Record<string, string> | undefined {
+  const details = err.details as { fields?: Record<string, string> } | undefined;
+  return details?.fields;
 }
 
 function createDriverOrFail(deps: Deps, destination: Destination) {
