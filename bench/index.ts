@@ -1,8 +1,10 @@
 // Runs every benchmark script (bench/*.bench.ts) one after another, each in its own process so
-// peak RSS figures are per benchmark. `npm run bench -- leef syslog` runs only matching ones.
+// peak RSS figures are per benchmark, with the service's V8 flags (src/node-flags.ts) so the
+// figures are the service's. `npm run bench -- leef syslog` runs only matching ones.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { missingServiceFlags } from '../src/node-flags.ts';
 
 const dir = path.dirname(new URL(import.meta.url).pathname);
 const filters = process.argv.slice(2);
@@ -18,7 +20,9 @@ if (scripts.length === 0) {
 let failed = 0;
 for (const script of scripts) {
   process.stdout.write(`\n### ${script}\n`);
-  const res = spawnSync(process.execPath, ['--expose-gc', path.join(dir, script)], { stdio: 'inherit' });
+  const res = spawnSync(process.execPath, ['--expose-gc', ...missingServiceFlags(), path.join(dir, script)], {
+    stdio: 'inherit',
+  });
   if (res.status !== 0) {
     failed++;
     process.stdout.write(`!!! ${script} exited with ${res.status ?? res.signal}\n`);

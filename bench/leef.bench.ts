@@ -23,7 +23,8 @@
  * Targets (issue 3): >= 1,000,000 lines/s epoch, >= 400,000 lines/s formatted; peak RSS <= 300 MiB
  * above the compressed size.
  *
- * Run: npx node bench/leef.bench.ts (or npm run bench -- leef). Environment: BENCH_LEEF_LINES
+ * Run: npm run bench -- leef (with the service's V8 flags, src/node-flags.ts; the measuring
+ * children inherit them). Environment: BENCH_LEEF_LINES
  * (1,000,000), BENCH_LEEF_RUNS (runs per archive and output, 1), BENCH_LEEF_OUTPUTS
  * (syslog,syslog-noise,hec,ecs), BENCH_LEEF_ARCHIVES (epoch,formatted), BENCH_LEEF_RETAIN_MIB
  * (ArchiveLimits.retainBytes; default the product's).

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testTempDir } from '../test/helpers/test-app.ts';
+import { SERVICE_NODE_FLAGS } from './node-flags.ts';
 
 const BIN = path.resolve('bin/socdrill.js');
 
@@ -74,6 +76,9 @@ describe('socdrill command', () => {
     const dataDir = testTempDir('cli-');
     const env = { DATA_DIR: dataDir, ADMIN_EMAIL: 'admin@lab.test', ADMIN_PASSWORD: 'bootstrap password 1' };
     const first = await startServer(env);
+    // `serve` replaced itself with a process started with the service's V8 flags (same PID).
+    const cmdline = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of SERVICE_NODE_FLAGS) expect(cmdline).toContain(flag);
     const login = await fetch(`${first.base}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
