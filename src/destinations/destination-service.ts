@@ -41,6 +41,8 @@ export type DestinationInput = Record<string, unknown>;
 export const DESTINATION_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 const NAME_RE = new RegExp(DESTINATION_NAME_PATTERN);
 const COMMON = new Set(['name', 'driver', 'payload_format', 'index', 'enabled']);
+/** PostgreSQL's unique_violation: a concurrent create took the name between check and insert. */
+const UNIQUE_VIOLATION = '23505';
 
 /** Which payload formats each driver can ship. */
 const FORMATS_BY_DRIVER: Record<DriverName, readonly PayloadFormat[]> = {
@@ -101,31 +103,38 @@ export async function createDestination(
   const normalized = normalize(driver as DriverName, input, undefined, bad);
   if (Object.keys(bad).length > 0) throw invalidInput('Invalid destination', bad);
   const id = randomUUID();
-  return db.transaction().execute(async (tx) => {
-    const taken = await tx
-      .selectFrom('destinations')
-      .select('id')
-      .where('name', '=', name as string)
-      .executeTakeFirst();
-    if (taken)
-      throw new AppError('conflict', `A destination named "${name}" already exists`, { details: { name } });
-    const row = await tx
-      .insertInto('destinations')
-      .values({
-        id,
-        name: name as string,
-        driver,
-        payload_format: normalized.payload_format,
-        index_name: normalized.index,
-        enabled: normalized.enabled,
-        settings: JSON.stringify(normalized.settings),
-        secrets: sealSecrets(box, id, normalized.secrets),
-        secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toView(row);
-  });
+  const nameTaken = () =>
+    new AppError('conflict', `A destination named "${name}" already exists`, { details: { name } });
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const taken = await tx
+        .selectFrom('destinations')
+        .select('id')
+        .where('name', '=', name as string)
+        .executeTakeFirst();
+      if (taken) throw nameTaken();
+      const row = await tx
+        .insertInto('destinations')
+        .values({
+          id,
+          name: name as string,
+          driver,
+          payload_format: normalized.payload_format,
+          index_name: normalized.index,
+          enabled: normalized.enabled,
+          settings: JSON.stringify(normalized.settings),
+          secrets: sealSecrets(box, id, normalized.secrets),
+          secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toView(row);
+    });
+  } catch (err) {
+    // A create of the same name that committed after the check above: the same 409, not a 500.
+    if ((err as { code?: unknown }).code === UNIQUE_VIOLATION) throw nameTaken();
+    throw err;
+  }
 }
 
 /**
@@ -139,37 +148,42 @@ export async function updateDestination(
   patch: DestinationInput,
   now: Date,
 ): Promise<DestinationView> {
-  const row = await findRow(db, name);
-  const driver = row.driver as DriverName;
-  const bad: Record<string, string> = {};
-  if (patch.name !== undefined && patch.name !== row.name)
-    bad.name = 'cannot be changed; create a new destination';
-  if (patch.driver !== undefined && patch.driver !== row.driver)
-    bad.driver = 'cannot be changed; create a new destination';
-  const existing: Normalized = {
-    payload_format: row.payload_format as PayloadFormat,
-    index: row.index_name,
-    enabled: row.enabled,
-    settings: row.settings,
-    secrets: openSecrets(box, row),
-  };
-  const normalized = normalize(driver, patch, existing, bad);
-  if (Object.keys(bad).length > 0) throw invalidInput('Invalid destination', bad);
-  const updated = await db
-    .updateTable('destinations')
-    .set({
-      payload_format: normalized.payload_format,
-      index_name: normalized.index,
-      enabled: normalized.enabled,
-      settings: JSON.stringify(normalized.settings),
-      secrets: sealSecrets(box, row.id, normalized.secrets),
-      secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
-      updated_at: now,
-    })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toView(updated);
+  // The whole row is rewritten from the copy read here (every secret re-sealed together), so a
+  // concurrent PATCH must wait for this one's commit and merge into its result, not into the
+  // stale copy: otherwise one acknowledged change, e.g. a token rotation, is silently undone.
+  return db.transaction().execute(async (tx) => {
+    const row = await findRow(tx, name, { forUpdate: true });
+    const driver = row.driver as DriverName;
+    const bad: Record<string, string> = {};
+    if (patch.name !== undefined && patch.name !== row.name)
+      bad.name = 'cannot be changed; create a new destination';
+    if (patch.driver !== undefined && patch.driver !== row.driver)
+      bad.driver = 'cannot be changed; create a new destination';
+    const existing: Normalized = {
+      payload_format: row.payload_format as PayloadFormat,
+      index: row.index_name,
+      enabled: row.enabled,
+      settings: row.settings,
+      secrets: openSecrets(box, row),
+    };
+    const normalized = normalize(driver, patch, existing, bad);
+    if (Object.keys(bad).length > 0) throw invalidInput('Invalid destination', bad);
+    const updated = await tx
+      .updateTable('destinations')
+      .set({
+        payload_format: normalized.payload_format,
+        index_name: normalized.index,
+        enabled: normalized.enabled,
+        settings: JSON.stringify(normalized.settings),
+        secrets: sealSecrets(box, row.id, normalized.secrets),
+        secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toView(updated);
+  });
 }
 
 /** Deletes a destination; refused with 409 naming the noise jobs that still target it. */
@@ -191,8 +205,13 @@ export async function deleteDestination(db: Kysely<Database>, name: string): Pro
   });
 }
 
-async function findRow(db: Kysely<Database>, name: string): Promise<DestinationRow> {
-  const row = await db.selectFrom('destinations').selectAll().where('name', '=', name).executeTakeFirst();
+async function findRow(
+  db: Kysely<Database>,
+  name: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<DestinationRow> {
+  const query = db.selectFrom('destinations').selectAll().where('name', '=', name);
+  const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
   if (!row) throw notFound('destination', name);
   return row;
 }

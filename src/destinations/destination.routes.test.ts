@@ -137,6 +137,52 @@ describe('SIEM destinations API', () => {
     expect((await req('POST', '/api/destinations', body)).statusCode).toBe(409);
   });
 
+  it('answers 409, not 500, to the loser of two concurrent creates of one name', async () => {
+    // On PostgreSQL both creates can pass the name check before either inserts.
+    const statuses: number[][] = [];
+    const refusals: unknown[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const body = { name: `twin-${i}`, driver: 'syslog_tcp', host: 'h', port: 514 };
+      const answers = await Promise.all([0, 1].map(() => req('POST', '/api/destinations', body)));
+      statuses.push(answers.map((a) => a.statusCode).sort());
+      for (const a of answers) if (a.statusCode === 409) refusals.push(a.json().error);
+    }
+    expect(statuses).toEqual(Array(10).fill([201, 409]));
+    expect(refusals[3]).toEqual({
+      code: 'conflict',
+      message: 'A destination named "twin-3" already exists',
+      details: { name: 'twin-3' },
+    });
+  });
+
+  it('keeps both of two concurrent PATCHes of one destination', async () => {
+    // On PostgreSQL the second PATCH used to merge into a stale copy and undo the first.
+    for (let i = 0; i < 10; i += 1) {
+      const name = `rotate-${i}`;
+      const created = await req('POST', '/api/destinations', {
+        name,
+        driver: 'vendorA_hec',
+        url: 'https://siem-a:8088',
+        token: 'old-hec-token',
+      });
+      expect(created.statusCode).toBe(201);
+      const answers = await Promise.all([
+        req('PATCH', `/api/destinations/${name}`, {
+          management_url: 'https://siem-a:8089',
+          management_token: 'new-mgmt-token',
+        }),
+        req('PATCH', `/api/destinations/${name}`, { token: 'rotated-hec-token' }),
+      ]);
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+      const stored = await loadDestination(t.ctx.db, t.ctx.secretBox, name);
+      expect(stored, `try ${i}`).toMatchObject({
+        token: 'rotated-hec-token',
+        management_url: 'https://siem-a:8089',
+        management_token: 'new-mgmt-token',
+      });
+    }
+  });
+
   it('updates partially: "" keeps a secret, a new value replaces it, null clears it or resets a setting', async () => {
     await req('POST', '/api/destinations', {
       name: 'patchme',
@@ -209,6 +255,21 @@ describe('SIEM destinations API', () => {
 
   it('answers 404 for the connectivity check of an unknown destination', async () => {
     expect((await req('POST', '/api/destinations/ghost/test')).statusCode).toBe(404);
+  });
+
+  it('answers 404, not 400, for a name longer than any destination can have', async () => {
+    for (const name of ['x'.repeat(65), 'x'.repeat(100)]) {
+      for (const [method, url] of [
+        ['GET', `/api/destinations/${name}`],
+        ['PATCH', `/api/destinations/${name}`],
+        ['DELETE', `/api/destinations/${name}`],
+        ['POST', `/api/destinations/${name}/test`],
+      ] as const) {
+        const res = await req(method, url, method === 'PATCH' ? { enabled: false } : undefined);
+        expect(res.statusCode, `${method} ${name.length}`).toBe(404);
+        expect(res.json().error.code).toBe('not_found');
+      }
+    }
   });
 
   it('checks an HEC destination live: collector, token, management API and index, without leaking secrets', async () => {

@@ -97,4 +97,5 @@ export const DestinationView = Type.Object(
   { additionalProperties: true, description: "plus the driver's non-secret settings" },
 );
 
-export const NameParams = Type.Object({ name: Type.String({ maxLength: 64 }) });
+/** Path parameter naming a destination; any text, as an overlong name is simply unknown (404). */
+export const NameParams = Type.Object({ name: Type.String() });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { BUILTIN_ROLES, CAPABILITIES, isCapability } from '../auth/capabilities.ts';
 import type { Database, RoleRow } from '../db/schema.ts';
 import { AppError, invalidInput, notFound } from '../errors.ts';
@@ -14,6 +14,12 @@ export interface RoleView {
 
 export const ROLE_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,62}$';
 const ROLE_NAME_RE = new RegExp(ROLE_NAME_PATTERN);
+
+/** PostgreSQL's unique_violation: a concurrent create took the name between check and insert. */
+const UNIQUE_VIOLATION = '23505';
+
+/** Advisory lock key of lockUserManagers; any constant no other lock in the database uses. */
+const USER_MANAGERS_LOCK = 7_302_019_551;
 
 /** Creates missing built-in roles; keeps `admin` holding every capability as capabilities are added. */
 export async function seedBuiltinRoles(db: Kysely<Database>): Promise<void> {
@@ -52,19 +58,26 @@ export async function createRole(
     });
   }
   const permissions = checkPermissions(input.permissions);
+  const taken = () =>
+    new AppError('conflict', `Role "${input.name}" already exists`, { details: { name: input.name } });
   const existing = await db
     .selectFrom('roles')
     .select('name')
     .where('name', '=', input.name)
     .executeTakeFirst();
-  if (existing)
-    throw new AppError('conflict', `Role "${input.name}" already exists`, { details: { name: input.name } });
-  const row = await db
-    .insertInto('roles')
-    .values({ name: input.name, permissions: JSON.stringify(permissions) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toRoleView(row);
+  if (existing) throw taken();
+  try {
+    const row = await db
+      .insertInto('roles')
+      .values({ name: input.name, permissions: JSON.stringify(permissions) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRoleView(row);
+  } catch (err) {
+    // A create of the same name that committed after the check above: the same 409, not a 500.
+    if ((err as { code?: unknown }).code === UNIQUE_VIOLATION) throw taken();
+    throw err;
+  }
 }
 
 export async function updateRole(
@@ -83,6 +96,7 @@ export async function updateRole(
   }
   const permissions = checkPermissions(input.permissions);
   return db.transaction().execute(async (tx) => {
+    await lockUserManagers(tx);
     const row = await tx
       .updateTable('roles')
       .set({ permissions: JSON.stringify(permissions), updated_at: now })
@@ -98,14 +112,24 @@ export async function deleteRole(db: Kysely<Database>, name: string): Promise<vo
   const role = await getRole(db, name);
   if (role.builtin) throw new AppError('conflict', `The built-in role "${name}" cannot be deleted`);
   await db.transaction().execute(async (tx) => {
+    await lockUserManagers(tx);
     await tx.deleteFrom('roles').where('name', '=', name).execute();
     await assertSomeoneManagesUsers(tx);
   });
 }
 
+/** Serialises the transactions that can change who manages users; take it first in each of them. */
+export async function lockUserManagers(tx: Transaction<Database>): Promise<void> {
+  // At READ COMMITTED two such transactions each still see the other's target as a manager (two
+  // admins disabling each other both pass assertSomeoneManagesUsers). Waiting here until the other
+  // commits lets the check see its change. Released at commit or rollback.
+  await sql`select pg_advisory_xact_lock(${sql.lit(USER_MANAGERS_LOCK)})`.execute(tx);
+}
+
 /**
  * Refuses a change that would leave no enabled user able to manage users (nobody could fix
- * roles or sign-ins afterwards). Call inside the transaction making the change.
+ * roles or sign-ins afterwards). Call inside the transaction making the change, after
+ * lockUserManagers.
  */
 export async function assertSomeoneManagesUsers(db: Kysely<Database>): Promise<void> {
   const rows = await db

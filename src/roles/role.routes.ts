@@ -17,7 +17,8 @@ const Permissions = Type.Array(Type.String(), {
   maxItems: 64,
   description: `Capability names: ${CAPABILITIES.join(', ')}`,
 });
-const NameParams = Type.Object({ name: Type.String({ maxLength: 63 }) });
+// No length limit: a name too long to exist is unknown like any other, so 404, not 400 (decisions §3).
+const NameParams = Type.Object({ name: Type.String() });
 const auth = { capability: 'manage_users' } as const;
 const tags = ['roles'];
 

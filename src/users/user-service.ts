@@ -4,7 +4,7 @@ import { hashPassword, passwordProblem } from '../auth/passwords.ts';
 import { deleteUserSessions, loadCapabilities } from '../auth/sessions.ts';
 import type { Database, UserRow } from '../db/schema.ts';
 import { AppError, invalidInput, isUuid, notFound } from '../errors.ts';
-import { assertSomeoneManagesUsers } from '../roles/role-service.ts';
+import { assertSomeoneManagesUsers, lockUserManagers } from '../roles/role-service.ts';
 
 /** A user as the API returns it (never the password hash). */
 export interface UserView {
@@ -34,6 +34,9 @@ export interface UserPatch {
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
+
+/** PostgreSQL's unique_violation: a concurrent request took the e-mail between check and write. */
+const UNIQUE_VIOLATION = '23505';
 
 /** Lower-cases and trims an e-mail address (sign-in is case-insensitive). */
 export function normalizeEmail(email: string): string {
@@ -68,21 +71,22 @@ export async function createUser(
   if (Object.keys(bad).length > 0) throw invalidInput('Invalid user', bad);
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
-  await db.transaction().execute(async (tx) => {
-    const taken = await tx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
-    if (taken)
-      throw new AppError('conflict', `A user with e-mail ${email} already exists`, { details: { email } });
-    await tx
-      .insertInto('users')
-      .values({ id, email, display_name: input.display_name?.trim() ?? '', password_hash: passwordHash })
-      .execute();
-    if (roles.length > 0) {
+  await emailMustBeFree(email, () =>
+    db.transaction().execute(async (tx) => {
+      const taken = await tx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      if (taken) throw emailTaken(email);
       await tx
-        .insertInto('user_roles')
-        .values(roles.map((role_name) => ({ user_id: id, role_name })))
+        .insertInto('users')
+        .values({ id, email, display_name: input.display_name?.trim() ?? '', password_hash: passwordHash })
         .execute();
-    }
-  });
+      if (roles.length > 0) {
+        await tx
+          .insertInto('user_roles')
+          .values(roles.map((role_name) => ({ user_id: id, role_name })))
+          .execute();
+      }
+    }),
+  );
   return getUser(db, id);
 }
 
@@ -109,48 +113,51 @@ export async function updateUser(
   const passwordHash = patch.password === undefined ? undefined : await hashPassword(patch.password);
 
   let sessionsEnded = 0;
-  await db.transaction().execute(async (tx) => {
-    if (email !== undefined) {
-      const taken = await tx
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', email)
-        .where('id', '!=', id)
-        .executeTakeFirst();
-      if (taken)
-        throw new AppError('conflict', `A user with e-mail ${email} already exists`, { details: { email } });
-    }
-    await tx
-      .updateTable('users')
-      .set({
-        updated_at: now,
-        ...(email !== undefined ? { email } : {}),
-        ...(patch.display_name !== undefined ? { display_name: patch.display_name.trim() } : {}),
-        ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
-        ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
-      })
-      .where('id', '=', id)
-      .execute();
-    if (roles !== undefined) {
-      await tx.deleteFrom('user_roles').where('user_id', '=', id).execute();
-      if (roles.length > 0) {
-        await tx
-          .insertInto('user_roles')
-          .values(roles.map((role_name) => ({ user_id: id, role_name })))
-          .execute();
+  const write = () =>
+    db.transaction().execute(async (tx) => {
+      await lockUserManagers(tx);
+      if (email !== undefined) {
+        const taken = await tx
+          .selectFrom('users')
+          .select('id')
+          .where('email', '=', email)
+          .where('id', '!=', id)
+          .executeTakeFirst();
+        if (taken) throw emailTaken(email);
       }
-    }
-    await assertSomeoneManagesUsers(tx);
-    if (passwordHash !== undefined || patch.disabled === true || roles !== undefined) {
-      sessionsEnded = await deleteUserSessions(tx, id);
-    }
-  });
+      await tx
+        .updateTable('users')
+        .set({
+          updated_at: now,
+          ...(email !== undefined ? { email } : {}),
+          ...(patch.display_name !== undefined ? { display_name: patch.display_name.trim() } : {}),
+          ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+          ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
+        })
+        .where('id', '=', id)
+        .execute();
+      if (roles !== undefined) {
+        await tx.deleteFrom('user_roles').where('user_id', '=', id).execute();
+        if (roles.length > 0) {
+          await tx
+            .insertInto('user_roles')
+            .values(roles.map((role_name) => ({ user_id: id, role_name })))
+            .execute();
+        }
+      }
+      await assertSomeoneManagesUsers(tx);
+      if (passwordHash !== undefined || patch.disabled === true || roles !== undefined) {
+        sessionsEnded = await deleteUserSessions(tx, id);
+      }
+    });
+  await (email === undefined ? write() : emailMustBeFree(email, write));
   return { user: await getUser(db, id), sessionsEnded };
 }
 
 export async function deleteUser(db: Kysely<Database>, id: string): Promise<UserView> {
   const user = await getUser(db, id);
   await db.transaction().execute(async (tx) => {
+    await lockUserManagers(tx);
     await tx.deleteFrom('users').where('id', '=', id).execute();
     await assertSomeoneManagesUsers(tx);
   });
@@ -183,6 +190,23 @@ export async function bootstrapAdmin(
   } catch (err) {
     // Another instance may have created it at the same moment.
     if (err instanceof AppError && err.code === 'conflict') return false;
+    throw err;
+  }
+}
+
+function emailTaken(email: string): AppError {
+  return new AppError('conflict', `A user with e-mail ${email} already exists`, { details: { email } });
+}
+
+/**
+ * Runs a write that sets `email`. A request that takes the same e-mail after this one's check (both
+ * saw it free) makes the write fail on the unique index: answer the same 409 as the check would.
+ */
+async function emailMustBeFree<T>(email: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === UNIQUE_VIOLATION) throw emailTaken(email);
     throw err;
   }
 }

@@ -240,6 +240,21 @@ describe('users and roles API', () => {
     );
   });
 
+  it('answers 404, not 400, for a role name longer than any role can have', async () => {
+    for (const name of ['x'.repeat(64), 'x'.repeat(100)]) {
+      for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+        const res = await t.app.inject({
+          method,
+          url: `/api/roles/${name}`,
+          headers: { cookie: admin },
+          ...(method === 'PATCH' ? { payload: { permissions: [] } } : {}),
+        });
+        expect(res.statusCode, `${method} ${name.length}`).toBe(404);
+        expect(res.json().error.code).toBe('not_found');
+      }
+    }
+  });
+
   it('writes user and role changes to the audit log, readable by manage_users', async () => {
     await post('/api/roles', { name: 'auditme', permissions: [] });
     const res = await t.app.inject({ url: '/api/audit?action=role.&limit=5', headers: { cookie: admin } });
@@ -260,5 +275,109 @@ describe('users and roles API', () => {
     expect(Number(page2.json()[0].id)).toBeLessThan(Number(rows[0].id));
     const bad = await t.app.inject({ url: '/api/audit?limit=0', headers: { cookie: admin } });
     expect(bad.statusCode).toBe(400);
+  });
+});
+
+// On PGlite (one connection) requests cannot interleave inside the database; these bite on PostgreSQL.
+describe('users and roles API under concurrent requests', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    admin = (await signedInAs(t, ['admin'])).cookie;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const send = (method: 'POST' | 'PATCH' | 'DELETE', url: string, cookie: string, payload?: object) =>
+    t.app.inject({ method, url, headers: { cookie }, ...(payload ? { payload } : {}) });
+
+  /** Sends `create` twice at once, `tries` times; returns each try's answers and the refusals. */
+  const createTwice = async (tries: number, create: (i: number) => ReturnType<typeof send>) => {
+    const statuses: number[][] = [];
+    const refusals: unknown[] = [];
+    for (let i = 0; i < tries; i += 1) {
+      const answers = await Promise.all([create(i), create(i)]);
+      statuses.push(answers.map((a) => a.statusCode).sort());
+      for (const a of answers) if (a.statusCode === 409) refusals.push(a.json().error);
+    }
+    return { statuses, refusals };
+  };
+
+  it('answers 409, not 500, to the loser of two concurrent creates of one e-mail', async () => {
+    const { statuses, refusals } = await createTwice(10, (i) =>
+      send('POST', '/api/users', admin, {
+        email: `twin${i}@example.test`,
+        password: 'a long enough password',
+        roles: [],
+      }),
+    );
+    expect(statuses).toEqual(Array(10).fill([201, 409]));
+    expect(refusals[3]).toEqual({
+      code: 'conflict',
+      message: 'A user with e-mail twin3@example.test already exists',
+      details: { email: 'twin3@example.test' },
+    });
+  });
+
+  it('answers 409, not 500, to the loser of two concurrent creates of one role name', async () => {
+    const { statuses, refusals } = await createTwice(10, (i) =>
+      send('POST', '/api/roles', admin, { name: `twin-${i}`, permissions: [] }),
+    );
+    expect(statuses).toEqual(Array(10).fill([201, 409]));
+    expect(refusals[3]).toEqual({
+      code: 'conflict',
+      message: 'Role "twin-3" already exists',
+      details: { name: 'twin-3' },
+    });
+  });
+
+  /** Leaves `keep` as the only enabled users, so they alone can manage users. */
+  const onlyEnabled = async (keep: string[]) => {
+    await t.ctx.db.updateTable('users').set({ disabled: true }).where('id', 'not in', keep).execute();
+  };
+
+  it('keeps one user manager when the last two disable each other at the same moment', async () => {
+    for (let i = 0; i < 8; i += 1) {
+      const a = await signedInAs(t, ['admin']);
+      const b = await signedInAs(t, ['admin']);
+      await onlyEnabled([a.user.id, b.user.id]);
+      const answers = await Promise.all([
+        send('PATCH', `/api/users/${b.user.id}`, a.cookie, { disabled: true }),
+        send('PATCH', `/api/users/${a.user.id}`, b.cookie, { disabled: true }),
+      ]);
+      // The loser is refused by the invariant (409), or as signed out (401) when the winner
+      // committed, ending its sessions, before the loser's request was authenticated.
+      const [first, second] = answers.map((r) => r.statusCode).sort();
+      expect(first, `try ${i}`).toBe(200);
+      expect([401, 409], `try ${i}`).toContain(second);
+      const left = await t.ctx.db
+        .selectFrom('users')
+        .select('id')
+        .where('disabled', '=', false)
+        .where('id', 'in', [a.user.id, b.user.id])
+        .execute();
+      expect(left, `try ${i}`).toHaveLength(1);
+    }
+  });
+
+  it('keeps one user manager when a managing role is deleted while the other manager is disabled', async () => {
+    for (let i = 0; i < 8; i += 1) {
+      const role = `keepers-${i}`;
+      const boss = await signedInAs(t, ['admin']);
+      const created = await send('POST', '/api/roles', boss.cookie, {
+        name: role,
+        permissions: ['manage_users'],
+      });
+      expect(created.statusCode).toBe(201);
+      const keeper = await signedInAs(t, [role]);
+      await onlyEnabled([keeper.user.id, boss.user.id]);
+      const answers = await Promise.all([
+        send('DELETE', `/api/roles/${role}`, keeper.cookie),
+        send('PATCH', `/api/users/${boss.user.id}`, boss.cookie, { disabled: true }),
+      ]);
+      expect(answers.map((r) => r.statusCode).sort(), `try ${i}`).toEqual([200, 409]);
+    }
   });
 });
