@@ -21,22 +21,37 @@ export async function signIn(
   ctx: Pick<AppContext, 'db' | 'clock' | 'loginThrottle' | 'sessionPolicy'>,
   attempt: { email: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const retryAfter = ctx.loginThrottle.retryAfter(attempt.email, attempt.ip);
-  if (retryAfter > 0) return { kind: 'throttled', retryAfter };
+  const gate = ctx.loginThrottle.admit(attempt.email, attempt.ip);
+  if (!gate.admitted) return { kind: 'throttled', retryAfter: gate.retryAfter };
+  const { ticket } = gate;
 
-  const row = await ctx.db
-    .selectFrom('users')
-    .select(['id', 'email', 'display_name', 'password_hash', 'disabled'])
-    .where('email', '=', attempt.email)
-    .executeTakeFirst();
-  const valid = await verifyPassword(row?.password_hash ?? (await dummyPasswordHash()), attempt.password);
-  if (!row || !valid || row.disabled) {
-    ctx.loginThrottle.recordFailure(attempt.email, attempt.ip);
-    return { kind: 'refused' };
+  try {
+    const row = await ctx.db
+      .selectFrom('users')
+      .select(['id', 'email', 'display_name', 'password_hash', 'disabled'])
+      .where('email', '=', attempt.email)
+      .executeTakeFirst();
+    const valid = await verifyPassword(row?.password_hash ?? (await dummyPasswordHash()), attempt.password);
+    if (!row || !valid || row.disabled) {
+      ticket.failed();
+      return { kind: 'refused' };
+    }
+    ticket.succeeded();
+    return await signedIn(ctx, row, attempt.password);
+  } finally {
+    // Only when no verdict was reached (an error before the check): such an attempt counts neither way.
+    ticket.release();
   }
-  ctx.loginThrottle.recordSuccess(attempt.email);
+}
+
+/** Finishes a sign-in whose password was accepted: upgrades an old hash, loads capabilities. */
+async function signedIn(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'sessionPolicy'>,
+  row: { id: string; email: string; display_name: string; password_hash: string },
+  password: string,
+): Promise<SignInResult> {
   if (needsRehash(row.password_hash)) {
-    const upgraded = await hashPassword(attempt.password);
+    const upgraded = await hashPassword(password);
     await ctx.db.updateTable('users').set({ password_hash: upgraded }).where('id', '=', row.id).execute();
   }
   return {

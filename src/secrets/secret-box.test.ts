@@ -42,6 +42,21 @@ describe(createSecretBox.name, () => {
     }
   });
 
+  it('refuses an envelope whose auth tag is not the full 16 bytes', () => {
+    const box = createSecretBox(key);
+    const parts = box.seal('hec-secret', 'ctx').split(':');
+    const tag = Buffer.from(parts[3] ?? '', 'base64');
+    // A cut tag is what an attacker able to write the database would use to forge in 2^32 tries.
+    for (const length of [4, 8, 12, 15]) {
+      const cut = [...parts.slice(0, 3), tag.subarray(0, length).toString('base64'), parts[4]].join(':');
+      expect(() => box.open(cut, 'ctx'), `${length}-byte tag`).toThrow(
+        'Stored secret failed its integrity check (tampered, or wrong key)',
+      );
+    }
+    const padded = [...parts.slice(0, 3), Buffer.concat([tag, Buffer.alloc(1)]).toString('base64'), parts[4]];
+    expect(() => box.open(padded.join(':'), 'ctx')).toThrow(/integrity/);
+  });
+
   it('opens envelopes of a previous key during rotation and marks them stale', () => {
     const old = randomBytes(32);
     const before = createSecretBox(old).seal('rotate me', 'ctx');

@@ -12,6 +12,8 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
+/** GCM tag length in bytes; seal() always writes the full tag, so open() accepts nothing shorter. */
+const TAG_LENGTH = 16;
 
 /** Short key fingerprint stored in each envelope so rotation knows which key to use. */
 export function keyId(key: Buffer): string {
@@ -50,9 +52,14 @@ export function createSecretBox(current: Buffer, previous: readonly Buffer[] = [
         );
       }
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'));
+        const tag = Buffer.from(tagB64, 'base64');
+        // Without a fixed length GCM checks only the bytes given, so a 4-byte tag could be forged.
+        if (tag.length !== TAG_LENGTH) throw new Error(`auth tag is ${tag.length} bytes, not ${TAG_LENGTH}`);
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'), {
+          authTagLength: TAG_LENGTH,
+        });
         decipher.setAAD(Buffer.from(context, 'utf8'));
-        decipher.setAuthTag(Buffer.from(tagB64, 'base64'));
+        decipher.setAuthTag(tag);
         return Buffer.concat([decipher.update(Buffer.from(ctB64, 'base64')), decipher.final()]).toString(
           'utf8',
         );
