@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { auditRoutes } from '../audit/audit.routes.ts';
 import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
@@ -16,6 +16,7 @@ import { userRoutes } from '../users/user.routes.ts';
 import { createAuthenticateHook } from './authenticate.ts';
 import { ErrorBody } from './common-schemas.ts';
 import { installErrorHandlers } from './error-handler.ts';
+import { createFrameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { healthRoutes } from './health.routes.ts';
 import type { RouteAuth } from './route-auth.ts';
 import { createValidatorCompiler } from './validator.ts';
@@ -45,6 +46,14 @@ export type App = FastifyInstance<
 
 /** Assembles the HTTP application from a context; never listens (tests use inject()). */
 export async function buildApp(ctx: AppContext): Promise<App> {
+  // Every route's method, URL and auth declaration, for the authorization matrix test and docs.
+  const routes: RouteInfo[] = [];
+  const authenticate = createAuthenticateHook(ctx);
+  const frameworkErrors = createFrameworkErrorHandler({
+    authenticate,
+    routes,
+    trustProxy: ctx.config.trustProxy,
+  });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     trustProxy: ctx.config.trustProxy,
@@ -53,7 +62,13 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ajv: {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true },
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // The router refuses a malformed URL or an overlong path parameter before any hook runs, so
+    // neither the auth hook nor the onSend hook sees it: the handler does both jobs itself.
+    frameworkErrors: (err, request, reply) => {
+      securityHeaders(reply);
+      frameworkErrors(err, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON only: refusing text/plain keeps "simple" cross-site form posts away from the API.
@@ -65,7 +80,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') done(null, undefined);
-    else parseJson(req, body as string, done);
+    // Called with `done`, the default parser answers through it; its type also allows a promise.
+    else void parseJson(req, body as string, done);
   });
   // Validation errors name every bad field; unknown fields are errors, not silently dropped.
   app.setValidatorCompiler(createValidatorCompiler());
@@ -94,8 +110,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  // Every route's method, URL and auth declaration, for the authorization matrix test and docs.
-  const routes: RouteInfo[] = [];
   app.decorate('routeTable', routes);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -105,10 +119,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   app.addSchema(ErrorBody);
-  app.addHook('onRequest', createAuthenticateHook(ctx));
+  app.addHook('onRequest', authenticate);
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    securityHeaders(reply);
   });
 
   await app.register(healthRoutes);
@@ -125,4 +138,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     app.swagger(),
   );
   return app;
+}
+
+/** Headers on every answer: no content sniffing, and no caching unless a route allows it. */
+function securityHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
 }
