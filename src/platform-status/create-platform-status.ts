@@ -71,13 +71,18 @@ export function createPlatformStatus(
 ): PlatformStatus {
   const probes = new ProbeRegistry();
   probes.register(databaseProbe(deps.db, deps.dbKind));
+  const configured = deps.config.platformStatusPollSeconds;
+  const intervalMs = options.pollIntervalMs ?? (configured === undefined ? undefined : configured * 1000);
+  // The provider gets the interval too: the built-in checks space a failing SIEM's retries in
+  // poll intervals (1, 2, 4, 8 …), which must be the hub's, not the provider's default.
   const provider =
     options.provider ??
     (deps.config.prometheusUrl !== undefined
-      ? createPrometheusProvider({ url: deps.config.prometheusUrl })
+      ? createPrometheusProvider({ url: deps.config.prometheusUrl, intervalMs })
       : createBuiltinProvider({
           probes,
           clock: deps.clock,
+          intervalMs,
           listSiemProbes: enabledDestinationProbes(
             deps.db,
             deps.secretBox,
@@ -85,12 +90,11 @@ export function createPlatformStatus(
           ),
           ...options.builtin,
         }));
-  const configured = deps.config.platformStatusPollSeconds;
   const hub = new StatusHub({
     provider,
     clock: deps.clock,
     log: deps.log,
-    intervalMs: options.pollIntervalMs ?? (configured === undefined ? undefined : configured * 1000),
+    intervalMs,
     replayLimit: options.replayLimit,
     replayMaxAgeMs: options.replayMaxAgeMs,
   });
