@@ -113,6 +113,42 @@ describe(loadConfig.name, () => {
     expect(loadConfig({}).scheduler).toBe(true);
   });
 
+  it('accepts only the documented LOG_LEVEL values, in any case', () => {
+    expect(loadConfig({}).logLevel).toBe('info');
+    for (const level of ['debug', 'info', 'warn', 'error', 'silent']) {
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    }
+    expect(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+    for (const level of ['verbose', 'trace', 'fatal']) {
+      expect(() => loadConfig({ LOG_LEVEL: level }), level).toThrow(/LOG_LEVEL must be one of/);
+    }
+  });
+
+  it('refuses a PROMETHEUS_URL whose user or password is not valid percent-encoding', () => {
+    expect(loadConfig({ PROMETHEUS_URL: 'http://ops:p%40ss@prom:9090' }).prometheusUrl).toBe(
+      'http://ops:p%40ss@prom:9090',
+    );
+    for (const url of ['http://ops:pa%zzss@prom:9090', 'http://o%E0%A4%Aps:pw@prom:9090']) {
+      expect(() => loadConfig({ PROMETHEUS_URL: url }), url).toThrow(
+        /PROMETHEUS_URL has a user or password that is not valid percent-encoding/,
+      );
+    }
+  });
+
+  it('names a bad LOG_LEVEL and PROMETHEUS_URL together with the other bad variables', () => {
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'verbose', PROMETHEUS_URL: 'http://ops:pa%zzss@prom:9090' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      expect(Object.keys((err as AppError).details?.fields as object).sort()).toEqual([
+        'LOG_LEVEL',
+        'PORT',
+        'PROMETHEUS_URL',
+      ]);
+    }
+  });
+
   it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.c' })).toThrow(/go together/);
   });

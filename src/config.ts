@@ -59,6 +59,9 @@ export function readEnv(cwd = process.cwd()): Env {
 
 const MiB = 1024 * 1024;
 
+/** LOG_LEVEL values the README documents. */
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
 /** Validates the environment into a Config; throws one AppError naming every bad variable. */
 export function loadConfig(env: Env): Config {
   const bad: Record<string, string> = {};
@@ -148,7 +151,11 @@ export function loadConfig(env: Env): Config {
     .filter((h) => h !== '');
 
   const prometheusUrl = str('PROMETHEUS_URL');
-  if (prometheusUrl !== undefined && !isHttpUrl(prometheusUrl)) bad.PROMETHEUS_URL = 'must be an http(s) URL';
+  const prometheusProblem = prometheusUrl === undefined ? undefined : prometheusUrlProblem(prometheusUrl);
+  if (prometheusProblem !== undefined) bad.PROMETHEUS_URL = prometheusProblem;
+
+  const logLevel = str('LOG_LEVEL')?.toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) bad.LOG_LEVEL = `must be one of ${LOG_LEVELS.join(', ')}`;
 
   const config: Config = {
     host,
@@ -183,7 +190,7 @@ export function loadConfig(env: Env): Config {
         : int('PLATFORM_STATUS_POLL_SECONDS', 30, 1, 3600),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', 2 * 3600, 60, 30 * 24 * 3600),
     sessionAbsoluteSeconds: int('SESSION_ABSOLUTE_SECONDS', 12 * 3600, 60, 90 * 24 * 3600),
-    logLevel: str('LOG_LEVEL') ?? 'info',
+    logLevel,
     trustProxy: bool('TRUST_PROXY', false),
   };
   if (Object.keys(bad).length > 0) throw invalidInput('Invalid configuration', bad);
@@ -197,4 +204,18 @@ function isHttpUrl(s: string): boolean {
   } catch {
     return false;
   }
+}
+
+function prometheusUrlProblem(s: string): string | undefined {
+  if (!isHttpUrl(s)) return 'must be an http(s) URL';
+  // The provider decodes `user:password@` for basic auth; a bad escape found only then would stop
+  // start-up with a URIError that names no variable.
+  const u = new URL(s);
+  try {
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+  } catch {
+    return 'has a user or password that is not valid percent-encoding';
+  }
+  return undefined;
 }
