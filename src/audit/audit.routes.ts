@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
 import { errors } from '../http/common-schemas.ts';
 import { listAudit } from './audit-log.ts';
+
+/** Largest audit record id: the column is a PostgreSQL bigint. */
+const MAX_AUDIT_ID = 2n ** 63n - 1n;
 
 const Record_ = Type.Object({
   id: Type.String(),
@@ -59,6 +63,12 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     },
     async (request) => {
       const q = request.query;
+      // 19 digits still run past the bigint id column, which PostgreSQL refuses with an error.
+      if (q.before !== undefined && BigInt(q.before) > MAX_AUDIT_ID) {
+        throw new AppError('invalid_input', 'Invalid querystring: before', {
+          details: { in: 'querystring', fields: { before: `must be at most ${MAX_AUDIT_ID}` } },
+        });
+      }
       return listAudit(ctx.db, {
         action: q.action,
         actor: q.actor,
