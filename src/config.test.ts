@@ -113,6 +113,16 @@ describe(loadConfig.name, () => {
     expect(loadConfig({}).scheduler).toBe(true);
   });
 
+  it('refuses S3 settings without S3_ENDPOINT instead of silently storing archives locally', () => {
+    expect(() => loadConfig({ S3_ACCESS_KEY_ID: 'ak', S3_SECRET_ACCESS_KEY: 'sk' })).toThrow(
+      /S3_ENDPOINT is required when S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY are set/,
+    );
+    expect(() => loadConfig({ S3_REGION: 'eu-west-1' })).toThrow(
+      /S3_ENDPOINT is required when S3_REGION is set/,
+    );
+    expect(loadConfig({}).s3).toBeUndefined();
+  });
+
   it('accepts only the documented LOG_LEVEL values, in any case', () => {
     expect(loadConfig({}).logLevel).toBe('info');
     for (const level of ['debug', 'info', 'warn', 'error', 'silent']) {

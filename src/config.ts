@@ -117,6 +117,14 @@ export function loadConfig(env: Env): Config {
 
   const s3Endpoint = str('S3_ENDPOINT');
   if (s3Endpoint !== undefined && !isHttpUrl(s3Endpoint)) bad.S3_ENDPOINT = 'must be an http(s) URL';
+  // The other S3 settings without an endpoint would be ignored, and archives silently kept on this
+  // instance's disk: most likely an endpoint forgotten (AWS S3 too needs it, e.g. https://s3.eu-west-1.amazonaws.com).
+  const s3Orphans = ['S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'].filter(
+    (name) => str(name) !== undefined,
+  );
+  if (s3Endpoint === undefined && s3Orphans.length > 0) {
+    bad.S3_ENDPOINT = `is required when ${s3Orphans.join(', ')} ${s3Orphans.length > 1 ? 'are' : 'is'} set (otherwise archives are stored under DATA_DIR)`;
+  }
   const s3 =
     s3Endpoint === undefined
       ? undefined
