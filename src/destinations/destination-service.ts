@@ -79,10 +79,33 @@ export async function loadDestination(
   return toDestination(row, openSecrets(box, row));
 }
 
-/** Loads every destination with decrypted secrets (the status poller, wipes). */
-export async function loadAllDestinations(db: Kysely<Database>, box: SecretBox): Promise<Destination[]> {
-  const rows = await db.selectFrom('destinations').selectAll().orderBy('name').execute();
-  return rows.map((r) => toDestination(r, openSecrets(box, r)));
+/** An enabled destination as loadEnabledDestinations reads it: decrypted, or why it cannot be. */
+export type LoadedDestination =
+  | { readonly name: string; readonly destination: Destination }
+  | { readonly name: string; readonly driver: string; readonly error: string };
+
+/**
+ * The enabled destinations, in name order, each decrypted on its own: one whose secrets cannot be
+ * opened (sealed with another SECRET_KEY, tampered with) comes back with the reason instead of
+ * failing the others; disabled ones are not decrypted at all.
+ */
+export async function loadEnabledDestinations(
+  db: Kysely<Database>,
+  box: SecretBox,
+): Promise<LoadedDestination[]> {
+  const rows = await db
+    .selectFrom('destinations')
+    .selectAll()
+    .where('enabled', '=', true)
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => {
+    try {
+      return { name: r.name, destination: toDestination(r, openSecrets(box, r)) };
+    } catch (err) {
+      return { name: r.name, driver: r.driver, error: err instanceof Error ? err.message : String(err) };
+    }
+  });
 }
 
 export async function createDestination(

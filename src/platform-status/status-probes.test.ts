@@ -103,6 +103,40 @@ describe('status probes', () => {
     expect(log).toEqual(['check hec-on', 'close hec-on']);
   });
 
+  it('lists a destination whose secrets cannot be opened as unknown, alone, and never decrypts disabled ones', async () => {
+    // Sealed with another key: one row unreadable, the rest must still be checked.
+    const other = createSecretBox(Buffer.alloc(32, 7));
+    await createDestination(handle.db, other, {
+      name: 'foreign-key',
+      driver: 'vendorA_hec',
+      url: 'https://hec.example.test:8088',
+      token: 'tok-x',
+      index: 'lab',
+    });
+    await createDestination(handle.db, other, {
+      name: 'foreign-off',
+      driver: 'vendorA_hec',
+      url: 'https://hec.example.test:8088',
+      token: 'tok-y',
+      index: 'lab',
+      enabled: false,
+    });
+    try {
+      const probes = await enabledDestinationProbes(handle.db, box, () => undefined)();
+      expect(probes.map((p) => p.id)).toEqual(['siem:foreign-key', 'siem:hec-on', 'siem:syslog-on']);
+      const broken = await probes[0]?.check(signal);
+      expect(broken?.state).toBe('unknown');
+      expect(broken?.reason).toMatch(/^its settings cannot be read: /);
+      expect(probes[0]?.labels).toEqual({ driver: 'vendorA_hec' });
+      expect(await probes[1]?.check(signal)).toEqual({ state: 'unknown', reason: DRIVER_NOT_AVAILABLE });
+    } finally {
+      await handle.db
+        .deleteFrom('destinations')
+        .where('name', 'in', ['foreign-key', 'foreign-off'])
+        .execute();
+    }
+  });
+
   it('maps check steps to a state', () => {
     expect(resultFromCheckSteps([step('a', true), step('b', true)])).toEqual({ state: 'up' });
     expect(resultFromCheckSteps([step('tcp', false, 'ECONNREFUSED'), step('tls', false, 'skipped')])).toEqual(

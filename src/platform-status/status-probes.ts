@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
-import { loadAllDestinations } from '../destinations/destination-service.ts';
+import { loadEnabledDestinations } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import type { CheckStep, Driver } from '../pipeline/drivers/driver.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -128,7 +128,8 @@ export function resultFromCheckSteps(steps: readonly CheckStep[]): ProbeResult {
 }
 
 /**
- * Lists a probe for every enabled destination (secrets decrypted for the driver only). The driver
+ * Lists a probe for every enabled destination (secrets decrypted for the driver only; one that
+ * cannot be decrypted is listed as unknown with the reason, alone). The driver
  * factory is looked up at each listing, so drivers wired in after start-up are used.
  */
 export function enabledDestinationProbes(
@@ -138,8 +139,22 @@ export function enabledDestinationProbes(
 ): () => Promise<StatusProbe[]> {
   return async () => {
     const createDriver = driverFactory();
-    return (await loadAllDestinations(db, secretBox))
-      .filter((d) => d.enabled)
-      .map((d) => destinationProbe(d, createDriver));
+    return (await loadEnabledDestinations(db, secretBox)).map((loaded) =>
+      'destination' in loaded
+        ? destinationProbe(loaded.destination, createDriver)
+        : unreadableDestinationProbe(loaded.name, loaded.driver, loaded.error),
+    );
+  };
+}
+
+/** A destination whose secrets cannot be opened: unknown with the reason, the others unaffected. */
+function unreadableDestinationProbe(name: string, driver: string, error: string): StatusProbe {
+  const reason = `its settings cannot be read: ${error}`.slice(0, 300);
+  return {
+    id: `siem:${name}`,
+    kind: 'siem',
+    name,
+    labels: { driver },
+    check: async () => ({ state: 'unknown', reason }),
   };
 }
