@@ -105,7 +105,7 @@ export async function updateJob(deps: JobServiceDeps, id: string, patch: JobInpu
       const locked = await findJob(tx, id, true);
       await checkTargets(tx, fields);
       if (fields.name !== locked.name) await refuseTakenName(tx, fields.name, id);
-      const scheduleChanged = JSON.stringify(fields.schedule) !== JSON.stringify(locked.schedule);
+      const scheduleChanged = !sameSchedule(fields.schedule, locked.schedule);
       let next = locked.next_run_at;
       if (!fields.enabled) next = null;
       else if (scheduleChanged || !locked.enabled || next === null) {
@@ -217,6 +217,20 @@ async function saving<T>(name: string, save: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/**
+ * Whether two schedules are the same, field by field. Not as JSON text: the stored schedule comes
+ * back from jsonb with its keys reordered, so a PATCH of another field would always look like a new
+ * schedule and push next_run_at a step away. An absent jitter and a jitter of 0 time runs alike.
+ */
+function sameSchedule(a: NoiseSchedule, b: NoiseSchedule): boolean {
+  return (
+    a.kind === b.kind &&
+    (a.interval_seconds ?? null) === (b.interval_seconds ?? null) &&
+    (a.cron ?? null) === (b.cron ?? null) &&
+    (a.jitter_seconds ?? 0) === (b.jitter_seconds ?? 0)
+  );
 }
 
 function serialize(fields: JobFields) {

@@ -358,6 +358,41 @@ describe('noise jobs API', () => {
     expect(bad.json().error.details.fields).toEqual({ 'schedule.cron': 'is required when kind is cron' });
   });
 
+  it('keeps next_run_at when a PATCH leaves the schedule as it was, and reschedules on a real change', async () => {
+    // Stored schedules come back from jsonb with their keys in another order: that is no new schedule.
+    const interval = (
+      await req(
+        'POST',
+        '/api/noise/jobs',
+        body({ schedule: { kind: 'interval', interval_seconds: 3600, jitter_seconds: 0 } }),
+      )
+    ).json();
+    const cron = (
+      await req('POST', '/api/noise/jobs', body({ schedule: { kind: 'cron', cron: '0 * * * *' } }))
+    ).json();
+    // Past the cron job's due time with no scheduler running: it is overdue and must stay due.
+    t.clock.advance(Date.parse(cron.next_run_at) - t.clock.now() + 60_000);
+    for (const job of [interval, cron]) {
+      const renamed = await req('PATCH', `/api/noise/jobs/${job.id}`, {
+        name: `${job.name} renamed`,
+        propagate_on_wipe: true,
+      });
+      expect(renamed.statusCode).toBe(200);
+      expect(renamed.json().next_run_at, job.name).toBe(job.next_run_at);
+      const resent = await req('PATCH', `/api/noise/jobs/${job.id}`, {
+        schedule: Object.fromEntries(Object.entries(job.schedule).reverse()),
+      });
+      expect(resent.statusCode).toBe(200);
+      expect(resent.json().next_run_at, job.name).toBe(job.next_run_at);
+    }
+    const jittered = await req('PATCH', `/api/noise/jobs/${interval.id}`, {
+      schedule: { kind: 'interval', interval_seconds: 3600, jitter_seconds: 1 },
+    });
+    const next = Date.parse(jittered.json().next_run_at);
+    expect(next).toBeGreaterThanOrEqual(t.clock.now() + 3600_000);
+    expect(next).toBeLessThanOrEqual(t.clock.now() + 3601_000);
+  });
+
   it('deletes a job, then answers 404 for it', async () => {
     const created = (await req('POST', '/api/noise/jobs', body())).json();
     expect((await req('DELETE', `/api/noise/jobs/${created.id}`)).json()).toEqual({ ok: true });
