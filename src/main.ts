@@ -14,6 +14,9 @@ export async function serve(): Promise<void> {
     ctx.log.info({ signal }, 'Shutting down.');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
+    // app.close() first stops the noise scheduler and cancels running dispatches (noise.routes.ts,
+    // preClose): POST /api/noise/run answers only when its dispatch ends, and the server's close
+    // waits for it. ctx.close() then closes the rest.
     await app.close();
     await ctx.close();
     clearTimeout(force);

@@ -21,7 +21,11 @@ export interface NoiseServices {
   readonly runner: NoiseRunner;
   /** Started by the serving process when SCHEDULER is on (see build-app.ts). */
   readonly scheduler: NoiseScheduler;
-  /** Stops the scheduler, then aborts and awaits running dispatches. */
+  /**
+   * Stops the scheduler, then aborts and awaits running dispatches (bounded by the runner's grace
+   * period). Later calls share the first one's end: the app closes these at shutdown, the context
+   * again after it.
+   */
   close(): Promise<void>;
 }
 
@@ -37,13 +41,20 @@ export function createNoiseServices(
     options.runner,
   );
   const scheduler = new NoiseScheduler({ ...deps, runner }, options.scheduler);
+  // A second close would wait out the grace period again for a dispatch that ignores its abort,
+  // pushing the shutdown past main.ts's forced exit.
+  let closing: Promise<void> | undefined;
   const services: NoiseServices = {
     dispatch: createUnavailableDispatcher(deps),
     runner,
     scheduler,
-    async close() {
-      await scheduler.stop();
-      await runner.close();
+    close() {
+      closing ??= (async () => {
+        // In this order: a tick still claiming would otherwise start a dispatch after the abort.
+        await scheduler.stop();
+        await runner.close();
+      })();
+      return closing;
     },
   };
   return services;

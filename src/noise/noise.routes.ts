@@ -8,14 +8,30 @@ import { noiseRunRoutes } from './noise-run.routes.ts';
 /**
  * Noise archives, jobs, runs (decisions.md §4) and the dispatch route (spec 4.1). The built-in
  * scheduler runs in the serving process only — CLI commands open a context without an app — so it
- * starts when the app is ready.
+ * starts when the app is ready, and stops when the app starts closing.
  */
 export const noiseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  let stopping = false;
+  // server.close() reaps the connections idle at that moment only: an answer sent while the
+  // service stops (a cancelled dispatch) would keep its connection, and the close, waiting for the
+  // keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (stopping) reply.header('connection', 'close');
+  });
   await app.register(noiseArchiveRoutes, { ctx });
   await app.register(noiseJobRoutes, { ctx });
   await app.register(noiseRunRoutes, { ctx });
   await app.register(noiseDispatchRoutes, { ctx });
   app.addHook('onReady', async () => {
     if (ctx.config.scheduler) ctx.noise.scheduler.start();
+  });
+  // POST /api/noise/run answers when its dispatch ends and the server's close waits for open
+  // requests, so the dispatches must stop before: the scheduler stops claiming first, then every
+  // running dispatch (scheduler, manual, re-fire, POST /api/noise/run) is aborted and awaited, its
+  // rows ending "the service stopped during the dispatch" and its lease freed. ctx.close() closing
+  // the noise services again afterwards is a no-op.
+  app.addHook('preClose', async () => {
+    stopping = true;
+    await ctx.noise.close();
   });
 };
