@@ -8,6 +8,7 @@ import { auditRoutes } from '../audit/audit.routes.ts';
 import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { destinationRoutes } from '../destinations/destination.routes.ts';
+import { AppError } from '../errors.ts';
 import { exerciseSessionRoutes } from '../exercise-sessions/exercise-session.routes.ts';
 import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
@@ -63,6 +64,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Fastify's own 503 while closing has its own body; the hook below answers in the API's shape.
+    return503OnClosing: false,
     // The router refuses a malformed URL or an overlong path parameter before any hook runs, so
     // neither the auth hook nor the onSend hook sees it: the handler does both jobs itself.
     frameworkErrors: (err, request, reply) => {
@@ -119,6 +122,21 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   app.addSchema(ErrorBody);
+  // Closing (preClose hooks run in registration order, so this flag is set before the noise and
+  // status parts drain, which can take seconds): new requests get 503 in the error shape, and their
+  // connection is closed so clients reconnect to another instance.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new AppError(
+      'unavailable',
+      'Socdrill is shutting down; retry on another instance or after the restart',
+    );
+  });
   app.addHook('onRequest', authenticate);
   app.addHook('onSend', async (_request, reply) => {
     securityHeaders(reply);
