@@ -17,7 +17,12 @@ export async function serve(): Promise<void> {
     // app.close() first stops the noise scheduler and cancels running dispatches (noise.routes.ts,
     // preClose): POST /api/noise/run answers only when its dispatch ends, and the server's close
     // waits for it. ctx.close() then closes the rest.
-    await app.close();
+    try {
+      await app.close();
+    } catch (err) {
+      ctx.log.error({ err }, 'Closing the HTTP server failed; closing the rest anyway.');
+    }
+    // The database and storage are closed whatever happened above (PGlite flushes its files here).
     await ctx.close();
     clearTimeout(force);
   };
