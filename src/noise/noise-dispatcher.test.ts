@@ -1,9 +1,15 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
 import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
+import { startHecSimulator } from '../../test/simulators/hec-simulator.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import type { Driver, OutboundEvent, ShipOptions, ShipResult } from '../pipeline/drivers/driver.ts';
+import { createDriver } from '../pipeline/drivers/registry.ts';
+import type { ObjectStorage } from '../storage/object-storage.ts';
+import { createS3Storage } from '../storage/s3-storage.ts';
 import type { DispatchRequest } from './dispatch-types.ts';
 import { createJob } from './job-service.ts';
 import type { NoiseArchive } from './job-store.ts';
@@ -50,6 +56,16 @@ describe('archiveRouting', () => {
     expect(archiveRouting(hec('ecs'), dflt)).toEqual({ index: null, output: { kind: 'ecs' } });
   });
 });
+
+/** `promise`, or a rejection once `ms` passed: a hang fails the test quickly instead of stalling it. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    sleep(ms, undefined, { ref: false }).then(() => {
+      throw new Error(`still pending after ${ms} ms`);
+    }),
+  ]);
+}
 
 /** A driver that takes every event, recording what it got; `onShip` may interfere. */
 function recordingDriver(
@@ -133,12 +149,17 @@ describe('createNoiseDispatcher', () => {
     await t.close();
   });
 
-  async function request(targets: string[]): Promise<DispatchRequest> {
-    const run_ids = await createRunRows(t.ctx.db, { jobId, targets, trigger: 'manual', now: t.clock.now() });
+  async function request(targets: string[], job = jobId): Promise<DispatchRequest> {
+    const run_ids = await createRunRows(t.ctx.db, {
+      jobId: job,
+      targets,
+      trigger: 'manual',
+      now: t.clock.now(),
+    });
     // As the runner hands them over: running (progress is written on running rows only).
     await markRunsRunning(t.ctx.db, Object.values(run_ids), 'test', t.clock.now());
     return {
-      job_id: jobId,
+      job_id: job,
       trigger: 'manual',
       run_ids,
       archives: [
@@ -157,14 +178,18 @@ describe('createNoiseDispatcher', () => {
       all.map(({ id: _id, job_id: _job, created_at: _c, ...rest }) => [rest.siem, rest]),
     );
   }
-  const dispatcher = (createDriver: (d: Destination) => Driver, progressIntervalMs = 1000) =>
+  const dispatcher = (
+    createDriver: (d: Destination) => Driver,
+    progressIntervalMs = 1000,
+    storage: ObjectStorage = t.ctx.storage,
+  ) =>
     createNoiseDispatcher(
       {
         db: t.ctx.db,
         clock: t.clock,
         log: t.ctx.log,
         secretBox: t.ctx.secretBox,
-        storage: t.ctx.storage,
+        storage,
         config: t.ctx.config,
         createDriver: () => createDriver,
       },
@@ -269,6 +294,135 @@ describe('createNoiseDispatcher', () => {
       events_shipped: 0,
       events_failed: 5,
       error: 'SIEM "syslog-a" tcp://127.0.0.1:9: connection refused',
+    });
+  });
+
+  it('ships the later archives when the SIEM refuses one archive’s index, but stops at refused credentials', async () => {
+    const hec = await startHecSimulator({ indexes: ['web-default'] });
+    try {
+      for (const [name, token] of [
+        ['hec-lab', hec.token],
+        ['hec-bad-token', 'not-the-token'],
+      ] as const) {
+        await createDestination(t.ctx.db, t.ctx.secretBox, {
+          name,
+          driver: 'vendorA_hec',
+          url: hec.url,
+          token,
+          index: 'web-default',
+          tls_verify: false,
+        });
+      }
+      // Saved without a driver, so "dns-noise" is never created: missing on the SIEM at dispatch.
+      const job = await createJob(
+        {
+          db: t.ctx.db,
+          clock: t.clock,
+          storage: t.ctx.storage,
+          secretBox: t.ctx.secretBox,
+          createDriver: undefined,
+        },
+        {
+          name: 'missing index first',
+          targets: ['hec-lab', 'hec-bad-token'],
+          schedule: { kind: 'interval', interval_seconds: 60 },
+          archives: [
+            { position: 0, storage_path: 'one.zip', index_mode: 'existing', index: 'dns-noise' },
+            { position: 1, storage_path: 'two.zip' },
+          ],
+        },
+      );
+      const req = await request(['hec-lab', 'hec-bad-token'], job.id);
+      const calls: string[] = [];
+      const outcome = await dispatcher((d) => {
+        const driver = createDriver(d, { log: t.ctx.log, clock: t.clock });
+        return {
+          ...driver,
+          ship(batches, options) {
+            calls.push(d.name);
+            return driver.ship(batches, options);
+          },
+        };
+      })(req, new AbortController().signal);
+      expect(outcome).toEqual({ ok: false, failed: ['hec-lab', 'hec-bad-token'] });
+      const r = await rows(req);
+      // one.zip (3 events) is refused for its index; two.zip (2 events) still reaches the SIEM.
+      expect(r['hec-lab']).toMatchObject({ status: 'partial', events_shipped: 2, events_failed: 3 });
+      expect(r['hec-lab']?.error).toMatch(/HTTP 400 .*code 7.*index "dns-noise"/);
+      expect(hec.store.searchable('web-default')).toHaveLength(2);
+      // A refused token concerns every archive: the target stops after the first one.
+      expect(r['hec-bad-token']).toMatchObject({ status: 'failed', events_shipped: 0, events_failed: 5 });
+      expect(r['hec-bad-token']?.error).toMatch(/the HEC token was refused/);
+      expect(calls.filter((c) => c === 'hec-lab')).toHaveLength(2);
+      expect(calls.filter((c) => c === 'hec-bad-token')).toHaveLength(1);
+    } finally {
+      await hec.close();
+    }
+  });
+
+  it('fails every row naming the store when an archive download times out', async () => {
+    // An S3 endpoint that accepts connections and never answers.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const s3 = createS3Storage(
+      {
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        accessKeyId: 'a',
+        secretAccessKey: 'b',
+        forcePathStyle: true,
+      },
+      { connectionMs: 200, answerMs: 200, idleMs: 200 },
+    );
+    try {
+      const req = await request(['syslog-a', 'syslog-b']);
+      const outcome = await within(
+        15_000,
+        dispatcher((d) => recordingDriver(d, []), 1000, s3)(req, new AbortController().signal),
+      );
+      expect(outcome).toEqual({ ok: false, failed: ['syslog-a', 'syslog-b'] });
+      const r = await rows(req);
+      for (const siem of ['syslog-a', 'syslog-b']) {
+        expect(r[siem]).toMatchObject({ status: 'failed', events_shipped: 0, events_failed: 0 });
+        expect(r[siem]?.error).toMatch(
+          new RegExp(
+            `^the dispatch failed: archive "(one|two)\\.zip" could not be read from storage: S3 store 127\\.0\\.0\\.1:${port} failed while .*: timed out`,
+          ),
+        );
+      }
+    } finally {
+      await s3.close();
+      silent.close();
+    }
+  });
+
+  it('stops downloading the archives when the dispatch is cancelled', async () => {
+    const req = await request(['syslog-a']);
+    const controller = new AbortController();
+    const reads: Array<AbortSignal | undefined> = [];
+    // A store whose reads hang until their signal aborts.
+    const hanging: ObjectStorage = {
+      ...t.ctx.storage,
+      get: (_bucket, _key, signal) => {
+        reads.push(signal);
+        return new Promise((_resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          if (reads.length === 2) controller.abort(new Error('the service stopped during the dispatch'));
+        });
+      },
+    };
+    const outcome = await within(
+      5_000,
+      dispatcher((d) => recordingDriver(d, []), 1000, hanging)(req, controller.signal),
+    );
+    expect(reads).toHaveLength(2);
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-a'] });
+    expect((await rows(req))['syslog-a']).toMatchObject({
+      status: 'failed',
+      events_shipped: 0,
+      events_failed: 0,
+      error: 'cancelled: the service stopped during the dispatch',
     });
   });
 

@@ -149,7 +149,9 @@ async function prepareRun(
     throw new Error(`not an archive of job "${job.name}": ${strangers.join(', ')}`);
   }
   archives.sort((a, b) => a.position - b.position);
-  const data = await Promise.all(archives.map((a) => download(deps.storage, a.storage_path)));
+  // The signal ends a download that hangs (shutdown, lost lease); the storage's own time limits
+  // end it otherwise.
+  const data = await Promise.all(archives.map((a) => download(deps.storage, a.storage_path, signal)));
   signal.throwIfAborted();
   const shipment = await prepareShipment(
     archives.map((a, i) => ({ data: data[i] as Buffer, kind: 'zip' as const, label: a.storage_path })),
@@ -169,9 +171,9 @@ async function prepareRun(
   return { archives, shipment };
 }
 
-async function download(storage: ObjectStorage, path: string): Promise<Buffer> {
+async function download(storage: ObjectStorage, path: string, signal: AbortSignal): Promise<Buffer> {
   try {
-    return await storage.get('noise-archives', path);
+    return await storage.get('noise-archives', path, signal);
   } catch (err) {
     if (err instanceof AppError && err.code === 'not_found') {
       throw new Error(`archive ${JSON.stringify(path)} is not in the noise-archives bucket`);
@@ -197,11 +199,16 @@ async function shipTarget(
   const progress = new ProgressWriter(deps, target.runId, progressMs);
   let shipped = 0;
   let failed = 0;
+  // Indexes this SIEM refused in this run: later archives routed to them are not sent (their
+  // events count as failed; the refusal is on the row already).
+  const refused = new Set<string>();
   try {
     for (const [i, archive] of run.archives.entries()) {
       if (signal.aborted) break;
       if (run.shipment.eventsPerSource[i] === 0) continue;
       const { index, output } = archiveRouting(driver.destination, archive);
+      const sentTo = shippedTo(driver.destination, index);
+      if (sentTo !== null && refused.has(sentTo)) continue;
       const before = { shipped, failed };
       try {
         const result = await driver.ship(untilAborted(shipmentEvents(run.shipment, i, output), signal), {
@@ -214,9 +221,14 @@ async function shipTarget(
         shipped += result.shipped;
         failed += result.failed;
         for (const e of result.errors) errors.add(e);
-        // Nothing of a whole archive got through: the SIEM is down or refusing (the driver already
-        // spent its retries). Retrying it archive after archive would only multiply the wait.
-        if (result.shipped === 0 && result.failed > 0) break;
+        if (result.shipped === 0 && result.failed > 0) {
+          // Nothing of a whole archive got through. Unless the SIEM refused just this archive's
+          // index (missing, not allowed: only the archives routed there fail, docs/noise.md), the
+          // target is unusable — down (the driver already spent its retries), credentials refused,
+          // a configuration error — and trying it archive after archive would multiply the wait.
+          if (sentTo === null || !refusesIndex(result.errors, sentTo, driver.destination.name)) break;
+          refused.add(sentTo);
+        }
       } catch (err) {
         if (signal.aborted) break;
         // Drivers throw only for programming errors: this target stops, the others go on.
@@ -241,6 +253,34 @@ async function shipTarget(
       ? `${notShipped} of ${total} events were not delivered`
       : reasons;
   return { shipped, failed: notShipped, error };
+}
+
+/**
+ * The index a shipment goes to on an index-aware SIEM (HEC, bulk): the archive's own, else the
+ * destination's default; null when none, and always for syslog_tcp (its index is only a label in
+ * the line, which no syslog receiver refuses).
+ */
+function shippedTo(destination: Destination, index: string | null): string | null {
+  if (destination.driver === 'syslog_tcp') return null;
+  return index ?? destination.index;
+}
+
+/**
+ * True when every error of a shipment that delivered nothing names `index` the way drivers quote a
+ * refused index (HEC code 7: `index "dns-noise"`; bulk: `no such index [dns-noise]`). Drivers report
+ * no structured cause, and a refusal that does not name the index (credentials, SIEM down) concerns
+ * the whole target. The messages' `SIEM "<siem>" ` prefix is left out (a SIEM may share the
+ * index's name); the endpoint URL after it never holds these quoted forms.
+ */
+function refusesIndex(errors: readonly string[], index: string, siem: string): boolean {
+  const prefix = `SIEM "${siem}" `;
+  return (
+    errors.length > 0 &&
+    errors.every((e) => {
+      const cause = e.startsWith(prefix) ? e.slice(prefix.length) : e;
+      return cause.includes(`"${index}"`) || cause.includes(`[${index}]`);
+    })
+  );
 }
 
 /** The destination's driver, or the reason why this target gets none. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
+import { constants, createWriteStream, type Stats } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -44,23 +44,27 @@ export async function createLocalStorage(root: string): Promise<ObjectStorage> {
       }
       const file = fileOf(bucket, key);
       const tmp = path.join(base, PARTIAL_DIR, randomUUID());
+      let written: Stats;
       try {
+        // Made before the body is read, so a path that collides with an object fails at once.
         await mkdir(path.dirname(file), { recursive: true });
         if (bodyError !== undefined) throw bodyError;
         await writeSynced(tmp, body);
-        await rename(tmp, file);
+        // Read from the temporary file: once renamed, a concurrent delete may already remove it.
+        written = await stat(tmp);
+        await renameInto(tmp, file);
       } catch (err) {
         await rm(tmp, { force: true });
         throw mapFsError(bodyError ?? err, key, 'write');
       }
-      const s = await stat(file);
-      return { key, size: s.size, modified: s.mtimeMs };
+      return { key, size: written.size, modified: written.mtimeMs };
     },
 
-    async get(bucket, key) {
+    async get(bucket, key, signal) {
       try {
-        return await readFile(fileOf(bucket, key));
+        return await readFile(fileOf(bucket, key), { signal });
       } catch (err) {
+        signal?.throwIfAborted();
         throw mapFsError(err, key, 'read');
       }
     },
@@ -130,6 +134,26 @@ export async function createLocalStorage(root: string): Promise<ObjectStorage> {
 
     async close() {},
   };
+}
+
+/** Rename attempts before put gives up on a folder that concurrent deletes keep removing. */
+const RENAME_ATTEMPTS = 5;
+
+/**
+ * Moves a written temporary file to its name. A delete of the last other object in the target
+ * folder removes that folder (its tidy-up) between put's mkdir and this rename, which then fails
+ * with ENOENT: the folder is made again and the rename repeated.
+ */
+async function renameInto(tmp: string, file: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (attempt > 1) await mkdir(path.dirname(file), { recursive: true });
+      await rename(tmp, file);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= RENAME_ATTEMPTS) throw err;
+    }
+  }
 }
 
 async function writeSynced(file: string, body: Buffer | Readable): Promise<void> {

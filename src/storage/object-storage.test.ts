@@ -1,4 +1,8 @@
-import { Readable } from 'node:stream';
+import { readdirSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3Server, type TestS3Server } from '../../test/helpers/s3-server.ts';
@@ -33,6 +37,49 @@ const backends: Array<[string, () => Promise<ObjectStorage>]> = [
     },
   ],
 ];
+
+/** `promise`, or a rejection once `ms` passed: a hang fails the test quickly instead of stalling it. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    sleep(ms, undefined, { ref: false }).then(() => {
+      throw new Error(`still pending after ${ms} ms`);
+    }),
+  ]);
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Starts a loopback server; `close` also ends the connections it left hanging. */
+async function listen(server: net.Server): Promise<{ endpoint: string; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+const s3At = (endpoint: string, timeouts?: Parameters<typeof createS3Storage>[1]) =>
+  createS3Storage(
+    { endpoint, region: 'us-east-1', accessKeyId: 'x', secretAccessKey: 'y', forcePathStyle: true },
+    timeouts,
+  );
 
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
@@ -130,6 +177,14 @@ describe.each(backends)('ObjectStorage on the %s', (_name, open) => {
     expect((await storage.get('noise-archives', 'atomic.zip')).toString()).toBe('old content');
   });
 
+  it('rejects a read with the signal’s reason once the signal has aborted', async () => {
+    await storage.put('noise-archives', 'abort/x.zip', Buffer.from('x'));
+    const reason = new Error('the dispatch was cancelled');
+    expect(await failure(storage.get('noise-archives', 'abort/x.zip', AbortSignal.abort(reason)))).toBe(
+      reason,
+    );
+  });
+
   it('reports itself usable', async () => {
     const check = await storage.check(AbortSignal.timeout(5000));
     expect(check.ok).toBe(true);
@@ -166,7 +221,86 @@ describe('S3 storage', () => {
   });
 });
 
+describe('S3 storage that stops answering', () => {
+  it('fails an operation on a store that accepts connections and never answers, naming the store', async () => {
+    const silent = await listen(net.createServer(() => {}));
+    const storage = s3At(silent.endpoint, { connectionMs: 200, answerMs: 200, idleMs: 200 });
+    try {
+      const err = await within(10_000, failure(storage.get('noise-archives', 'x.zip')));
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('bad_gateway');
+      expect((err as AppError).message).toMatch(
+        /^S3 store 127\.0\.0\.1:\d+ failed while creating the buckets: timed out: .*200 ms/,
+      );
+    } finally {
+      await storage.close();
+      silent.close();
+    }
+  });
+
+  // Answers the bucket checks, then sends an object's headers and a few bytes, and no more.
+  const stalling = () =>
+    listen(
+      http.createServer((req, res) => {
+        if (req.method === 'HEAD') {
+          res.writeHead(200).end();
+          return;
+        }
+        res.writeHead(200, { 'content-length': '1000' });
+        res.write('PK\x03\x04');
+      }),
+    );
+
+  it('fails a download that stops half-way', async () => {
+    const server = await stalling();
+    const storage = s3At(server.endpoint, { connectionMs: 200, answerMs: 200, idleMs: 200 });
+    try {
+      const err = await within(10_000, failure(storage.get('noise-archives', 'x.zip')));
+      expect((err as AppError).code).toBe('bad_gateway');
+      expect((err as AppError).message).toMatch(
+        /^S3 store 127\.0\.0\.1:\d+ failed while reading noise-archives\/x\.zip: timed out: .*inactivity/,
+      );
+    } finally {
+      await storage.close();
+      server.close();
+    }
+  });
+
+  it('abandons a download that hangs as soon as its signal aborts', async () => {
+    const server = await stalling();
+    // Production limits: only the signal can end this read within the test.
+    const storage = s3At(server.endpoint);
+    try {
+      const reason = new Error('the service stopped during the dispatch');
+      const controller = new AbortController();
+      const read = storage.get('noise-archives', 'x.zip', controller.signal);
+      setTimeout(() => controller.abort(reason), 300);
+      expect(await within(5_000, failure(read))).toBe(reason);
+    } finally {
+      await storage.close();
+      server.close();
+    }
+  });
+});
+
 describe('local storage', () => {
+  it('keeps an upload whose folder a concurrent delete of its last other object removes', async () => {
+    const root = testTempDir('storage-race-');
+    const storage = await createLocalStorage(root);
+    await storage.put('noise-archives', 'f/old.zip', Buffer.from('old'));
+    const body = new PassThrough();
+    const upload = storage.put('noise-archives', 'f/new.zip', body);
+    body.write('PK\x03\x04 first part');
+    // The upload is writing its temporary file, its folder made: now empty that folder.
+    while (readdirSync(`${root}/.partial`).length === 0) await sleep(5);
+    await storage.delete('noise-archives', 'f/old.zip');
+    expect(readdirSync(`${root}/noise-archives`)).toEqual([]);
+    body.end(', rest');
+    expect(await upload).toMatchObject({ key: 'f/new.zip', size: 21 });
+    expect((await storage.get('noise-archives', 'f/new.zip')).toString()).toBe('PK\x03\x04 first part, rest');
+    expect(readdirSync(`${root}/.partial`)).toEqual([]);
+  });
+
   it('writes under DATA_DIR/storage/<bucket>/<path> and leaves no temporary file behind', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const root = testTempDir('storage-layout-');

@@ -29,8 +29,8 @@ export interface ObjectStorage {
   readonly backend: 'local' | 's3';
   /** Stores an object atomically: readers see the old object or the whole new one, never a part. */
   put(bucket: Bucket, key: string, body: Buffer | Readable, size?: number): Promise<ObjectInfo>;
-  /** The whole object in memory. */
-  get(bucket: Bucket, key: string): Promise<Buffer>;
+  /** The whole object in memory; `signal` abandons the read (rejecting with its reason). */
+  get(bucket: Bucket, key: string, signal?: AbortSignal): Promise<Buffer>;
   /** Size and time of an object, or undefined when there is none. */
   stat(bucket: Bucket, key: string): Promise<ObjectInfo | undefined>;
   /** Objects whose key starts with `prefix`, sorted by key. */

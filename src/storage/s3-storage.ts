@@ -23,12 +23,27 @@ export interface S3Settings {
   readonly forcePathStyle: boolean;
 }
 
+/** Time limits of each request to the store (each attempt of it); tests shorten them. */
+export interface S3Timeouts {
+  /** Longest wait for a connection to the store (default 10 s). */
+  readonly connectionMs?: number;
+  /** Longest wait for an answer's headers, uploads excepted (default 30 s). */
+  readonly answerMs?: number;
+  /** Longest silence on an open connection, while sending or receiving (default 30 s). */
+  readonly idleMs?: number;
+}
+
 /**
  * Object storage in an S3-compatible store. Missing buckets are created on first use (retried
  * after a failure, so a store that is down at start-up is picked up once it answers). A PutObject
- * is atomic on S3, so readers never see half an object.
+ * is atomic on S3, so readers never see half an object. Every request has time limits: a store
+ * that accepts connections and never answers fails the operation (`bad_gateway`) instead of
+ * holding it, and with it a dispatch or the start-up, forever.
  */
-export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureBuckets(): Promise<void> } {
+export function createS3Storage(
+  settings: S3Settings,
+  timeouts: S3Timeouts = {},
+): ObjectStorage & { ensureBuckets(): Promise<void> } {
   const client = new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
@@ -41,6 +56,15 @@ export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureB
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    // The SDK's handler has no time limit at all by default. The answer limit only throws with
+    // throwOnRequestTimeout (otherwise it merely logs); the idle limit also covers a body that
+    // stops flowing half-way, which the answer limit (it ends at the headers) does not.
+    requestHandler: {
+      connectionTimeout: timeouts.connectionMs ?? 10_000,
+      requestTimeout: timeouts.answerMs ?? 30_000,
+      throwOnRequestTimeout: true,
+      socketTimeout: timeouts.idleMs ?? 30_000,
+    },
   });
   const where = `S3 store ${new URL(settings.endpoint).host}`;
 
@@ -68,10 +92,10 @@ export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureB
     return buckets;
   };
 
-  const ready = async (bucket: Bucket, key?: string): Promise<void> => {
+  const ready = async (bucket: Bucket, key?: string, signal?: AbortSignal): Promise<void> => {
     if (!isBucket(bucket)) throw new AppError('invalid_input', `Unknown bucket ${JSON.stringify(bucket)}`);
     if (key !== undefined) checkStoragePath(key);
-    await ensureBuckets();
+    await untilAborted(ensureBuckets(), signal);
   };
 
   const head = async (bucket: Bucket, key: string): Promise<ObjectInfo | undefined> => {
@@ -113,7 +137,9 @@ export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureB
             Body: payload,
             ContentLength: Buffer.isBuffer(payload) ? payload.length : size,
           }),
-          { abortSignal: abort.signal },
+          // An upload's answer comes once the whole body is sent, so it has no answer limit (its
+          // duration grows with its size); a stalled upload still ends by the idle limit.
+          { abortSignal: abort.signal, requestTimeout: 0 },
         );
       } catch (err) {
         if (bodyError !== undefined) throw bodyError;
@@ -125,13 +151,18 @@ export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureB
       return info;
     },
 
-    async get(bucket, key) {
-      await ready(bucket, key);
+    async get(bucket, key, signal) {
+      await ready(bucket, key, signal);
       try {
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        // The signal also ends the body's download: aborting destroys the request and its answer.
+        const res = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: key }),
+          signal ? { abortSignal: signal } : {},
+        );
         if (!res.Body) return Buffer.alloc(0);
         return Buffer.from(await res.Body.transformToByteArray());
       } catch (err) {
+        signal?.throwIfAborted();
         if (isNotFound(err)) throw notFound('storage_path', key);
         throw storeError(where, `reading ${bucket}/${key}`, err);
       }
@@ -180,7 +211,7 @@ export function createS3Storage(settings: S3Settings): ObjectStorage & { ensureB
 
     async check(signal) {
       try {
-        await ensureBuckets();
+        await untilAborted(ensureBuckets(), signal);
         for (const bucket of BUCKETS) {
           await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: signal });
         }
@@ -208,7 +239,25 @@ function describe(err: unknown): string {
     return `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})`;
   }
   const e = err as NodeJS.ErrnoException;
+  // The handler's own timeouts say which limit was hit; drop the package prefix of their message.
+  if (e?.name === 'TimeoutError' && typeof e.message === 'string') {
+    return `timed out: ${e.message.replace(/^@smithy\/node-http-handler - (\[\w+\] )?/, '')}`;
+  }
   return e?.code ?? e?.name ?? String(err);
+}
+
+/**
+ * `promise`, or the signal's reason as soon as it aborts. The shared bucket set-up is not
+ * cancelled for one caller's signal, only no longer waited for.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function storeError(where: string, action: string, err: unknown): AppError {
