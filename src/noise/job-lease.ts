@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { findJob, type NoiseJob, toJob } from './job-store.ts';
 import { computeNextRunAt, type RandomSource } from './next-run-at.ts';
 import { createRunRows, failStaleRuns } from './run-store.ts';
-import type { NoiseSchedule } from './schedule.ts';
+import { type NoiseSchedule, sameSchedule } from './schedule.ts';
 
 /**
  * The lease is what makes "a job never runs twice at once" hold across instances: a dispatch may
@@ -143,10 +143,24 @@ export async function extendLease(
 }
 
 /**
- * Ends a dispatch: writes next_run_at from `schedule` (the dispatch request's; the job's current
- * one when absent) and the finish time (null
- * while the job is disabled), stamps last_run_at and frees the lease — only when `owner` still
- * holds it, so a dispatch that lost its lease cannot overwrite its successor's state.
+ * What a dispatch asked next_run_at to be computed from (POST /api/noise/run, spec 4.1 step 5):
+ * its body's schedule, and the job's stored schedule when the dispatch took the lease.
+ */
+export interface RequestedSchedule {
+  schedule: NoiseSchedule;
+  storedAtStart: NoiseSchedule;
+}
+
+/**
+ * Ends a dispatch: writes next_run_at (null while the job is disabled) and the finish time, stamps
+ * last_run_at and frees the lease — only when `owner` still holds it, so a dispatch that lost its
+ * lease cannot overwrite its successor's state.
+ *
+ * next_run_at comes from the job's schedule read here, under the row lock that frees the lease, so
+ * a PATCH made while the job ran applies from its next run (docs/noise.md) instead of being
+ * overwritten by the schedule the run started with. Only a POST /api/noise/run passes `requested`:
+ * its body's schedule is used (spec 4.1 step 5) unless the stored schedule changed during the run,
+ * in which case that change wins for the same reason.
  */
 export async function releaseLease(
   db: Kysely<Database>,
@@ -154,7 +168,7 @@ export async function releaseLease(
   owner: string,
   finishedAt: number,
   random: RandomSource,
-  schedule?: NoiseSchedule,
+  requested?: RequestedSchedule,
 ): Promise<{ released: boolean; next_run_at: number | null }> {
   return db.transaction().execute(async (tx) => {
     let job: NoiseJob;
@@ -164,7 +178,9 @@ export async function releaseLease(
       return { released: false, next_run_at: null };
     }
     if (job.lease_owner !== owner) return { released: false, next_run_at: job.next_run_at };
-    const next = job.enabled ? computeNextRunAt(schedule ?? job.schedule, finishedAt, random) : null;
+    const schedule =
+      requested && sameSchedule(job.schedule, requested.storedAtStart) ? requested.schedule : job.schedule;
+    const next = job.enabled ? computeNextRunAt(schedule, finishedAt, random) : null;
     await tx
       .updateTable('noise_jobs')
       .set({

@@ -10,7 +10,7 @@ import { type CreateDriver, ensureJobIndexes } from './ensure-job-indexes.ts';
 import { checkJobFields, checkJobReferences, type JobFields, type JobInput } from './job-input.ts';
 import { findJob, isLeaseHeld, listJobRows, type NoiseArchive, type NoiseJob } from './job-store.ts';
 import { computeNextRunAt, type RandomSource } from './next-run-at.ts';
-import type { NoiseSchedule } from './schedule.ts';
+import { type NoiseSchedule, sameSchedule } from './schedule.ts';
 
 /** A job as the API shows it. */
 export interface JobView {
@@ -217,20 +217,6 @@ async function saving<T>(name: string, save: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
-}
-
-/**
- * Whether two schedules are the same, field by field. Not as JSON text: the stored schedule comes
- * back from jsonb with its keys reordered, so a PATCH of another field would always look like a new
- * schedule and push next_run_at a step away. An absent jitter and a jitter of 0 time runs alike.
- */
-function sameSchedule(a: NoiseSchedule, b: NoiseSchedule): boolean {
-  return (
-    a.kind === b.kind &&
-    (a.interval_seconds ?? null) === (b.interval_seconds ?? null) &&
-    (a.cron ?? null) === (b.cron ?? null) &&
-    (a.jitter_seconds ?? 0) === (b.jitter_seconds ?? 0)
-  );
 }
 
 function serialize(fields: JobFields) {

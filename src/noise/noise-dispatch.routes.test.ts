@@ -263,9 +263,9 @@ describe('POST /api/noise/run', () => {
         ]),
       ),
     ).toEqual({
-      'splunk-lab': ['succeeded', 'manual', 4, 0, null, new Date(now).toISOString()],
-      'elastic-lab': ['succeeded', 'manual', 4, 0, null, new Date(now).toISOString()],
-      'qradar-lab': ['succeeded', 'manual', 4, 0, null, new Date(now).toISOString()],
+      'splunk-lab': ['succeeded', 'schedule', 4, 0, null, new Date(now).toISOString()],
+      'elastic-lab': ['succeeded', 'schedule', 4, 0, null, new Date(now).toISOString()],
+      'qradar-lab': ['succeeded', 'schedule', 4, 0, null, new Date(now).toISOString()],
     });
     const job = await findJob(t.ctx.db, jobId);
     expect(job.lease_owner).toBeNull();

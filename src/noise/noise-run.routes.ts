@@ -24,7 +24,8 @@ export const noiseRunRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         summary: 'Create one run row per target (trigger manual) and, by default, dispatch them',
         description:
           'Answers at once; the dispatch continues in the background and its outcome is on the run rows. ' +
-          'A job already running answers 409 job_running and its new rows are `skipped`.',
+          'A job already running answers 409 job_running and its new rows are `skipped`. Rows created with ' +
+          '`dispatch: false` are `manual` until POST /api/noise/run dispatches them with its own `trigger`.',
         params: IdParams,
         body: CreateRunsBody,
         response: {

@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DispatchOutcome, DispatchRequest, DispatchTrigger, NoiseDispatcher } from './dispatch-types.ts';
-import { type Claim, extendLease, releaseLease, takeLease } from './job-lease.ts';
+import { type Claim, extendLease, type RequestedSchedule, releaseLease, takeLease } from './job-lease.ts';
 import { findJob, isLeaseHeld, type NoiseJob } from './job-store.ts';
 import type { RandomSource } from './next-run-at.ts';
 import {
@@ -16,6 +16,7 @@ import {
   markRunsRunning,
   type RunView,
   skipRuns,
+  startRuns,
 } from './run-store.ts';
 
 /** Error of rows created while a run of the same job was in progress. */
@@ -163,8 +164,10 @@ export class NoiseRunner {
 
   /**
    * Dispatches run rows created beforehand (the body of POST /api/noise/run). Checks that every
-   * target has a pending row of this job; a job already running gets the rows `skipped` and
-   * `409 job_running`. Resolves once the dispatch has started; await `done` for its end.
+   * target has a pending row of this job; a job already running gets `409 job_running`, and the
+   * rows of this request become `skipped` — except rows the running dispatch owns (the same body
+   * sent twice), which are left to it. Resolves once the dispatch has started; await `done` for
+   * its end. The rows take the request's `trigger`: they record the dispatch that ran them.
    */
   async dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
     this.#refuseWhenClosed();
@@ -182,6 +185,8 @@ export class NoiseRunner {
     const owner = this.newOwner();
     const runIds = Object.values(request.run_ids);
     const started = await db.transaction().execute(async (tx) => {
+      // Every path into a dispatch of the job takes this row lock before it sets a run row's owner,
+      // so the owners read below stay true until this transaction ends.
       const job = await findJob(tx, request.job_id, true);
       for (const [i, t] of request.targets.entries()) {
         if (!job.targets.includes(t)) bad[`targets.${i}`] = `"${t}" is not a target of job "${job.name}"`;
@@ -192,13 +197,21 @@ export class NoiseRunner {
             `${JSON.stringify(a.storage_path)} at position ${a.position} is not an archive of job "${job.name}"`;
         }
       }
+      const held = isLeaseHeld(job, now);
       const rows = await tx.selectFrom('noise_runs').selectAll().where('id', 'in', runIds).execute();
       const taken: string[] = [];
+      const inProgress: string[] = [];
       for (const [siem, id] of Object.entries(request.run_ids)) {
         const row = rows.find((r) => r.id === id);
         if (!row || row.job_id !== job.id || row.siem !== siem) {
           bad[`run_ids.${siem}`] = `is not a run row of this job for "${siem}"`;
-        } else if (row.status !== 'pending') taken.push(`${siem} (${row.status})`);
+        } else if (held && row.owner !== null && row.owner === job.lease_owner) {
+          // The dispatch in progress runs this row (a retried or doubled request): it is not a
+          // new run of the job, so it is neither refused as finished nor skipped under it.
+          inProgress.push(siem);
+        } else if (row.status !== 'pending' || row.owner !== null) {
+          taken.push(`${siem} (${row.status})`);
+        }
       }
       if (Object.keys(bad).length > 0) throw invalidInput('Invalid dispatch', bad);
       if (taken.length > 0) {
@@ -206,20 +219,33 @@ export class NoiseRunner {
           details: { run_ids: request.run_ids },
         });
       }
-      if (isLeaseHeld(job, now)) {
-        await skipRuns(tx, runIds, JOB_RUNNING_REASON, now);
-        return { kind: 'running' as const, job };
+      if (held) {
+        const fresh = Object.entries(request.run_ids).filter(([siem]) => !inProgress.includes(siem));
+        await skipRuns(
+          tx,
+          fresh.map(([, id]) => id),
+          JOB_RUNNING_REASON,
+          now,
+          request.trigger,
+        );
+        return { kind: 'running' as const, job, skipped: Object.fromEntries(fresh), inProgress };
       }
       await takeLease(tx, job, owner, now, this.leaseMs);
-      await tx.updateTable('noise_runs').set({ owner }).where('id', 'in', runIds).execute();
+      // Running (and owned) in the same transaction as the lease: a concurrent request for the same
+      // rows then sees them as this dispatch's, never as pending rows it could skip.
+      await startRuns(tx, runIds, { owner, trigger: request.trigger, now });
       return { kind: 'leased' as const, job };
     });
-    if (started.kind === 'running')
-      throw await this.#jobRunning(started.job, request.run_ids, request.trigger, by);
+    if (started.kind === 'running') {
+      throw await this.#jobRunning(started.job, started.skipped, request.trigger, by, started.inProgress);
+    }
     return {
       job_id: started.job.id,
       run_ids: request.run_ids,
-      done: this.#execute(started.job, request, owner, by),
+      done: this.#execute(started.job, request, owner, by, {
+        schedule: request.schedule,
+        storedAtStart: started.job.schedule,
+      }),
     };
   }
 
@@ -281,11 +307,21 @@ export class NoiseRunner {
     this.#stopHeartbeat();
   }
 
-  #execute(job: NoiseJob, request: DispatchRequest, owner: string, by: DispatchBy): Promise<DispatchResult> {
+  /** `requested`: only for POST /api/noise/run, whose body names the schedule (spec 4.1 step 5). */
+  #execute(
+    job: NoiseJob,
+    request: DispatchRequest,
+    owner: string,
+    by: DispatchBy,
+    requested?: RequestedSchedule,
+  ): Promise<DispatchResult> {
     const flight: Flight = { jobId: job.id, owner, controller: new AbortController() };
     this.#flights.add(flight);
+    // A request that passed the closed check while it was taking its lease, after close() walked
+    // the running dispatches: stop it at once, so it ends like them instead of outliving the close.
+    if (this.#closed) flight.controller.abort(new Error('the service stopped during the dispatch'));
     this.#startHeartbeat();
-    flight.done = this.#run(job, request, flight, by).finally(() => {
+    flight.done = this.#run(job, request, flight, by, requested).finally(() => {
       this.#flights.delete(flight);
       if (this.#flights.size === 0) this.#stopHeartbeat();
     });
@@ -297,6 +333,7 @@ export class NoiseRunner {
     request: DispatchRequest,
     flight: Flight,
     by: DispatchBy,
+    requested: RequestedSchedule | undefined,
   ): Promise<DispatchResult> {
     const { db, clock, log } = this.#deps;
     const runIds = Object.values(request.run_ids);
@@ -304,6 +341,7 @@ export class NoiseRunner {
     let error: string | undefined;
     let reported: DispatchOutcome | undefined;
     try {
+      // Rows of runJob and of scheduler claims; dispatch() has already started its own.
       await markRunsRunning(db, runIds, flight.owner, clock.now());
       reported = await this.#deps.dispatcher()(request, signal);
     } catch (err) {
@@ -322,15 +360,10 @@ export class NoiseRunner {
       if (left > 0 && error === undefined) {
         log.warn({ job_id: job.id, rows: left }, 'Noise dispatch left run rows open; marked failed.');
       }
-      // spec 4.1 step 5: from the request's schedule (the job's own for scheduler and manual runs).
-      const release = await releaseLease(
-        db,
-        job.id,
-        flight.owner,
-        finishedAt,
-        this.#random,
-        request.schedule,
-      );
+      // next_run_at from the job's schedule as stored at the end, not the one this run started
+      // with, so a PATCH during the run applies from the next run; only POST /api/noise/run
+      // passes its body's schedule (spec 4.1 step 5). See releaseLease.
+      const release = await releaseLease(db, job.id, flight.owner, finishedAt, this.#random, requested);
       next = release.next_run_at;
       if (!release.released) {
         log.warn({ job_id: job.id, owner: flight.owner }, 'Noise dispatch ended after losing its lease.');
@@ -364,12 +397,18 @@ export class NoiseRunner {
     return result;
   }
 
+  /**
+   * The audit record and error of a refused dispatch. `skipped`: the rows it marked skipped;
+   * `inProgress`: targets whose named row belongs to the dispatch running (left untouched).
+   */
   async #jobRunning(
     job: NoiseJob,
-    runIds: Record<string, string>,
+    skipped: Record<string, string>,
     trigger: DispatchTrigger,
     by: DispatchBy,
+    inProgress: string[] = [],
   ): Promise<AppError> {
+    const also = inProgress.length > 0 ? { in_progress: inProgress } : {};
     await this.#deps.audit({
       actor: by.actor,
       ip: by.ip ?? null,
@@ -379,18 +418,17 @@ export class NoiseRunner {
       details: {
         job_id: job.id,
         trigger,
-        targets: Object.keys(runIds),
-        run_ids: runIds,
+        targets: [...Object.keys(skipped), ...inProgress],
+        run_ids: skipped,
+        ...also,
         reason: 'job_running',
       },
     });
-    return new AppError(
-      'job_running',
-      `Noise job "${job.name}" is already running; the new runs were skipped`,
-      {
-        details: { job_id: job.id, run_ids: runIds },
-      },
-    );
+    const message =
+      Object.keys(skipped).length > 0
+        ? `Noise job "${job.name}" is already running; the new runs were skipped`
+        : `Noise job "${job.name}" is already running these run rows; they were left to the dispatch in progress`;
+    return new AppError('job_running', message, { details: { job_id: job.id, run_ids: skipped, ...also } });
   }
 
   #refuseWhenClosed(): void {

@@ -157,7 +157,11 @@ export const RunsQuery = Type.Object(
 export const CreateRunsBody = Type.Object(
   {
     dispatch: Type.Optional(
-      Type.Boolean({ description: 'default true: also dispatch now; false only creates pending rows' }),
+      Type.Boolean({
+        description:
+          'default true: also dispatch now; false only creates pending rows, which take the trigger of ' +
+          'the POST /api/noise/run that dispatches them',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -118,19 +118,44 @@ export async function recordRunProgress(
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** pending → skipped with a reason (the job was already running). */
+/**
+ * pending → running for rows no dispatch owns yet, stamped with the dispatch's lease owner and its
+ * trigger: a row records the dispatch that ran it (spec 4.1 `trigger`), whoever created it.
+ */
+export async function startRuns(
+  db: Kysely<Database>,
+  runIds: readonly string[],
+  run: { owner: string; trigger: DispatchTrigger; now: number },
+): Promise<number> {
+  if (runIds.length === 0) return 0;
+  const res = await db
+    .updateTable('noise_runs')
+    .set({ status: 'running', owner: run.owner, trigger: run.trigger, started_at: new Date(run.now) })
+    .where('id', 'in', runIds)
+    .where('status', '=', 'pending')
+    .where('owner', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/**
+ * pending → skipped with a reason (the job was already running), with the trigger of the refused
+ * dispatch. Rows a dispatch owns are never touched: they are that dispatch's to finish.
+ */
 export async function skipRuns(
   db: Kysely<Database>,
   runIds: readonly string[],
   reason: string,
   now: number,
+  trigger: DispatchTrigger,
 ): Promise<number> {
   if (runIds.length === 0) return 0;
   const res = await db
     .updateTable('noise_runs')
-    .set({ status: 'skipped', error: clip(reason), finished_at: new Date(now) })
+    .set({ status: 'skipped', trigger, error: clip(reason), finished_at: new Date(now) })
     .where('id', 'in', runIds)
     .where('status', '=', 'pending')
+    .where('owner', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

@@ -93,3 +93,16 @@ export function cronProblem(expression: string, now: number): string | undefined
 export function parseCron(expression: string): Cron {
   return new Cron(expression, { timezone: 'UTC', mode: '5-or-6-parts', paused: true });
 }
+
+/**
+ * Whether two schedules are the same, field by field (jsonb gives keys back in its own order, so
+ * their JSON text is no test); an absent jitter counts as 0.
+ */
+export function sameSchedule(a: NoiseSchedule, b: NoiseSchedule): boolean {
+  return (
+    a.kind === b.kind &&
+    (a.interval_seconds ?? null) === (b.interval_seconds ?? null) &&
+    (a.cron ?? null) === (b.cron ?? null) &&
+    (a.jitter_seconds ?? 0) === (b.jitter_seconds ?? 0)
+  );
+}
