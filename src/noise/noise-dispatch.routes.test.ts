@@ -438,7 +438,8 @@ describe('POST /api/noise/run', () => {
       return realDispatch(request, signal);
     };
     const first = dispatch(bodyFor(await pendingRuns()));
-    for (let i = 0; i < 10_000 && !started; i++) await new Promise((r) => setImmediate(r));
+    // The dispatch takes its lease and starts its rows first (database round trips): wait in time.
+    for (let i = 0; i < 500 && !started; i++) await new Promise((r) => setTimeout(r, 10));
     expect(started).toBe(true);
     const second_ids = await pendingRuns();
     const second = await dispatch(bodyFor(second_ids));

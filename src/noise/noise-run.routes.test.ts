@@ -393,8 +393,12 @@ describe('noise runs', () => {
   });
 });
 
-/** Waits (without a timer) until `check` holds, letting pending I/O run in between. */
+/**
+ * Waits (without a timer) until `check` holds, letting pending I/O run in between; bounded by
+ * real time, not a count of turns, which a loaded machine with a remote database can exhaust.
+ */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !check(); i++) await new Promise((r) => setImmediate(r));
+  const end = performance.now() + 10_000;
+  while (!check() && performance.now() < end) await new Promise((r) => setImmediate(r));
   if (!check()) throw new Error('condition never held');
 }
