@@ -123,8 +123,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   app.addSchema(ErrorBody);
   // Closing (preClose hooks run in registration order, so this flag is set before the noise and
-  // status parts drain, which can take seconds): new requests get 503 in the error shape, and their
-  // connection is closed so clients reconnect to another instance.
+  // status parts drain, which can take seconds): new requests get 503 in the error shape, and every
+  // answer closes its connection so clients reconnect to another instance.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -140,6 +140,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.addHook('onRequest', authenticate);
   app.addHook('onSend', async (_request, reply) => {
     securityHeaders(reply);
+    // server.close() reaps only the connections idle at that moment: an answer sent while the
+    // service stops (a session start finishing, a cancelled dispatch) would keep its connection,
+    // and the close with it, until the keep-alive timeout.
+    if (closing) reply.header('connection', 'close');
   });
 
   await app.register(healthRoutes);
@@ -149,8 +153,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(destinationRoutes, { ctx });
   await app.register(auditRoutes, { ctx });
   await app.register(exerciseSessionRoutes, { ctx });
-  await app.register(noiseRoutes, { ctx });
+  // Status streams before noise: preClose hooks run in this order, and the streams must end at
+  // once, not after the noise dispatches have drained (Fastify gives each hook 10 s).
   await app.register(platformStatusRoutes, { ctx });
+  await app.register(noiseRoutes, { ctx });
 
   app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
     app.swagger(),

@@ -1,6 +1,8 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
+import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import { createJob } from '../noise/job-service.ts';
 
@@ -60,5 +62,57 @@ describe('requests that arrive while the app closes', () => {
     expect(await res.json()).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     await closing;
     await handle.done;
+  });
+
+  it('closes the connection of an answer sent while closing, so the close does not wait for keep-alive', async () => {
+    // An archive server that answers after 1.5 s: the session start is in flight when the close begins.
+    const slow = http.createServer((_req, res) => setTimeout(() => res.writeHead(404).end('gone'), 1_500));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const filesPort = (slow.address() as AddressInfo).port;
+    t = await buildTestApp({
+      env: { SCHEDULER: 'off', ARCHIVE_ALLOW_HTTP: 'true', ARCHIVE_ALLOWED_HOSTS: `127.0.0.1:${filesPort}` },
+    });
+    await createDestination(t.ctx.db, t.ctx.secretBox, {
+      name: 'siem',
+      driver: 'vendorA_hec',
+      url: 'https://a:8088',
+      token: 'x',
+    });
+    const { cookie } = await signedInAs(t, ['author']);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const answered = new Promise<string | undefined>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/sessions/start',
+            agent,
+            headers: { cookie, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.headers.connection));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ archiveDownloadUrl: `http://127.0.0.1:${filesPort}/a.zip`, siem: 'siem' }));
+      });
+      await sleep(300);
+      const closing = t.app.close();
+      expect(await answered).toBe('close');
+      const closed = await Promise.race([
+        closing.then(() => 'closed'),
+        sleep(5_000).then(() => 'still closing'),
+      ]);
+      expect(closed).toBe('closed');
+    } finally {
+      agent.destroy();
+      slow.closeAllConnections();
+      slow.close();
+    }
   });
 });

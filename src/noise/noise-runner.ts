@@ -60,7 +60,7 @@ export interface NoiseRunnerOptions {
   leaseMs?: number;
   /** How often running dispatches extend their lease (default a third of leaseMs). */
   heartbeatMs?: number;
-  /** How long close() waits for aborted dispatches to end (default 10 s). */
+  /** How long close() waits for aborted dispatches to end (default 8 s). */
   shutdownGraceMs?: number;
   random?: RandomSource;
 }
@@ -86,6 +86,8 @@ export class NoiseRunner {
   readonly #graceMs: number;
   readonly #random: RandomSource;
   readonly #flights = new Set<Flight>();
+  /** Requests between the closed check and their flight (taking the lease): close() waits for them. */
+  readonly #startingNow = new Set<Promise<unknown>>();
   #heartbeatTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -93,7 +95,8 @@ export class NoiseRunner {
     this.#deps = deps;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.leaseMs / 3));
-    this.#graceMs = options.shutdownGraceMs ?? 10_000;
+    // 8 s: the app's preClose hook that waits for this must end within Fastify's 10 s hook limit.
+    this.#graceMs = options.shutdownGraceMs ?? 8_000;
     this.#random = options.random ?? Math.random;
   }
 
@@ -133,11 +136,17 @@ export class NoiseRunner {
    * dispatch in the background; `done` resolves when it ended. A job already running gets its new
    * rows `skipped` and a `409 job_running` naming them. Used by manual runs and the wipe re-fire.
    */
-  async runJob(
+  runJob(
     jobId: string,
     opts: { trigger: DispatchTrigger; targets?: readonly string[]; by: DispatchBy },
   ): Promise<DispatchHandle> {
-    this.#refuseWhenClosed();
+    return this.#starting(() => this.#runJob(jobId, opts));
+  }
+
+  async #runJob(
+    jobId: string,
+    opts: { trigger: DispatchTrigger; targets?: readonly string[]; by: DispatchBy },
+  ): Promise<DispatchHandle> {
     const { db, clock } = this.#deps;
     const now = clock.now();
     const owner = this.newOwner();
@@ -169,8 +178,11 @@ export class NoiseRunner {
    * sent twice), which are left to it. Resolves once the dispatch has started; await `done` for
    * its end. The rows take the request's `trigger`: they record the dispatch that ran them.
    */
-  async dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
-    this.#refuseWhenClosed();
+  dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
+    return this.#starting(() => this.#dispatch(request, by));
+  }
+
+  async #dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
     const { db, clock } = this.#deps;
     const bad: Record<string, string> = {};
     if (request.targets.length === 0) bad.targets = 'must name at least one SIEM';
@@ -291,6 +303,9 @@ export class NoiseRunner {
   /** Aborts every dispatch running here and waits (bounded) for them to end. */
   async close(): Promise<void> {
     this.#closed = true;
+    // Requests taking their lease right now: once started, their flights are aborted at once
+    // (#execute sees #closed) and awaited below with the others, so none outlives the close.
+    await Promise.allSettled([...this.#startingNow]);
     const dones: Promise<unknown>[] = [];
     for (const flight of this.#flights) {
       flight.controller.abort(new Error('the service stopped during the dispatch'));
@@ -429,6 +444,21 @@ export class NoiseRunner {
         ? `Noise job "${job.name}" is already running; the new runs were skipped`
         : `Noise job "${job.name}" is already running these run rows; they were left to the dispatch in progress`;
     return new AppError('job_running', message, { details: { job_id: job.id, run_ids: skipped, ...also } });
+  }
+
+  /**
+   * Runs `start` (a request taking its lease and starting its flight) refused once closed and
+   * tracked until its flight exists, so close() can wait for it and then stop that flight too.
+   */
+  async #starting<T>(start: () => Promise<T>): Promise<T> {
+    this.#refuseWhenClosed();
+    const p = start();
+    this.#startingNow.add(p);
+    try {
+      return await p;
+    } finally {
+      this.#startingNow.delete(p);
+    }
   }
 
   #refuseWhenClosed(): void {

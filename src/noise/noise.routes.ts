@@ -11,13 +11,6 @@ import { noiseRunRoutes } from './noise-run.routes.ts';
  * starts when the app is ready, and stops when the app starts closing.
  */
 export const noiseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  let stopping = false;
-  // server.close() reaps the connections idle at that moment only: an answer sent while the
-  // service stops (a cancelled dispatch) would keep its connection, and the close, waiting for the
-  // keep-alive timeout.
-  app.addHook('onSend', async (_request, reply) => {
-    if (stopping) reply.header('connection', 'close');
-  });
   await app.register(noiseArchiveRoutes, { ctx });
   await app.register(noiseJobRoutes, { ctx });
   await app.register(noiseRunRoutes, { ctx });
@@ -30,8 +23,9 @@ export const noiseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
   // running dispatch (scheduler, manual, re-fire, POST /api/noise/run) is aborted and awaited, its
   // rows ending "the service stopped during the dispatch" and its lease freed. ctx.close() closing
   // the noise services again afterwards is a no-op.
+  // Answers sent meanwhile close their connection (build-app.ts), so the server's close is not held
+  // by a keep-alive connection.
   app.addHook('preClose', async () => {
-    stopping = true;
     await ctx.noise.close();
   });
 };
