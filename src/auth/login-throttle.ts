@@ -102,6 +102,9 @@ export class LoginThrottle {
     const list = this.#prune(key);
     const count = list.length + (this.#inFlight.get(key) ?? 0);
     if (count < limit) return 0;
+    // Only attempts still being checked fill the limit (a class signing in at once behind one
+    // address): their verdicts come within a second, so wait that long, not the whole window.
+    if (list.length < limit) return 1;
     const now = this.#clock.now();
     // The attempt that must leave the window before another is allowed; in-flight ones are newest.
     const oldest = list[count - limit] ?? now;
