@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { errors } from '../http/common-schemas.ts';
-import { startSession } from './start-session.ts';
+import { toAppError } from '../http/error-handler.ts';
+import { refusedStart, startSession } from './start-session.ts';
 import { wipeSiems } from './wipe-siems.ts';
 
 const auth = { capability: 'manage_exercises' } as const;
@@ -35,6 +36,7 @@ export const exerciseSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
     '/api/sessions/start',
     {
       config: { auth },
+      attachValidation: true,
       schema: {
         tags,
         summary: 'Download an exercise archive and ship its events, rebased to now, to one SIEM',
@@ -85,7 +87,19 @@ export const exerciseSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
         },
       },
     },
-    async (request) => startSession(ctx, request.actor, request.ip, request.body),
+    async (request) => {
+      // The schema's refusal is attached, not answered at once, so it is audited like every start.
+      if (request.validationError) {
+        throw await refusedStart(
+          ctx,
+          request.actor,
+          request.ip,
+          request.body,
+          toAppError(request.validationError),
+        );
+      }
+      return startSession(ctx, request.actor, request.ip, request.body);
+    },
   );
 
   app.delete(

@@ -326,7 +326,8 @@ describe('POST /api/sessions/start', () => {
         { archiveDownloadUrl: url('/leef.zip'), siem: 'qradar', syslogSourceIdentity: 'x'.repeat(256) },
         ['syslogSourceIdentity'],
       ],
-      // Every bad field at once, not the first one found.
+      // Every bad field at once, not the first one found, the schema's and ours together.
+      [{ archiveDownloadUrl: url('/leef.tar.gz') }, ['archiveDownloadUrl', 'siem']],
       [{ archiveDownloadUrl: url('/leef.tar.gz'), siem: 'no-such-siem' }, ['archiveDownloadUrl', 'siem']],
       [
         { archiveDownloadUrl: url('/leef.txt'), siem: 'splunk', indexName: 'Bad Index' },
@@ -479,6 +480,8 @@ describe('POST /api/sessions/start', () => {
       [{ archiveDownloadUrl: url('/leef.zip'), siem: 'off' }, 409],
       [{ archiveDownloadUrl: url('/leef.zip'), siem: 'splunk', indexName: 'Bad Index' }, 400],
       [{ archiveDownloadUrl: 'not a url', siem: 'splunk' }, 400],
+      [{ archiveDownloadUrl: url('/leef.zip') }, 400],
+      [{ archiveDownloadUrl: url('/leef.zip'), siem: 'splunk', extra: 1 }, 400],
     ] as const) {
       const before = await count();
       const res = await start(body);

@@ -133,6 +133,55 @@ export async function startSession(
 }
 
 /**
+ * A start the body schema refused (the route attaches the validation error instead of answering
+ * at once): the URL's syntax is checked too, so the 400 names every bad field, and the refusal is
+ * audited like every other start. Returns the error to throw.
+ */
+export async function refusedStart(
+  deps: Pick<Deps, 'config' | 'audit'>,
+  actor: Actor | null,
+  ip: string | null,
+  body: unknown,
+  schemaError: AppError,
+): Promise<AppError> {
+  const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const fields = { ...(fieldsOf(schemaError) ?? {}) };
+  if (typeof input.archiveDownloadUrl === 'string' && fields.archiveDownloadUrl === undefined) {
+    try {
+      checkArchiveUrl(
+        input.archiveDownloadUrl,
+        { allowHttp: deps.config.archiveAllowHttp, allowedHosts: deps.config.archiveAllowedHosts },
+        { requireZip: true },
+      );
+    } catch (err) {
+      const problem = err instanceof AppError ? fieldsOf(err)?.archiveDownloadUrl : undefined;
+      if (problem !== undefined) fields.archiveDownloadUrl = problem;
+    }
+  }
+  const error =
+    Object.keys(fields).length > 0
+      ? new AppError('invalid_input', `Invalid body: ${Object.keys(fields).join(', ')}`, {
+          details: { in: 'body', fields },
+        })
+      : schemaError;
+  let url = 'archive';
+  try {
+    if (typeof input.archiveDownloadUrl === 'string') url = redactUrl(new URL(input.archiveDownloadUrl));
+  } catch {
+    // not a URL: named in the fields
+  }
+  await deps.audit({
+    actor,
+    ip,
+    action: 'session.start',
+    target: typeof input.siem === 'string' ? input.siem.slice(0, 64) : '(none)',
+    outcome: 'failure',
+    details: { url, code: error.code, message: error.message },
+  });
+  return error;
+}
+
+/**
  * Everything about a start that can be checked before the download, every bad field named at once
  * (decisions §3): the URL's syntax, the SIEM, and the fields that SIEM's driver reads. Then the
  * destination must be enabled and, for SIEM Q provisioning, ready.

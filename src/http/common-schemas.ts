@@ -23,4 +23,4 @@ export function errors(...statuses: number[]): Record<number, typeof ref> {
 export const OkBody = Type.Object({ ok: Type.Literal(true) });
 
 /** An id in the path; text that is no UUID names nothing and answers 404, not 400 (decisions.md §3). */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });

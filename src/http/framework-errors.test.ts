@@ -35,6 +35,10 @@ describe('URLs the router refuses (malformed, overlong path parameter)', () => {
     const found = await get(`/api/users/${LONG_ID}`, { cookie: admin });
     expect(found.statusCode).toBe(404);
     expect(found.json()).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // Up to the router's limit an id that names nothing is 404, users and noise jobs alike.
+    for (const url of [`/api/users/${'a'.repeat(MAX_PARAM_LENGTH)}`, `/api/noise/jobs/${'b'.repeat(500)}`]) {
+      expect((await get(url, { cookie: admin })).statusCode, url.slice(0, 20)).toBe(404);
+    }
   });
 
   it('answers 401 without a session, in the error shape, before refusing the URL', async () => {
