@@ -31,6 +31,11 @@ export interface S3Timeouts {
   readonly answerMs?: number;
   /** Longest silence on an open connection, while sending or receiving (default 30 s). */
   readonly idleMs?: number;
+  /**
+   * Longest silence while uploading (default 5 min): the socket counts bytes still queued in the
+   * kernel as silence, and a store may take long to confirm a large object after its last byte.
+   */
+  readonly uploadIdleMs?: number;
 }
 
 /**
@@ -44,28 +49,33 @@ export function createS3Storage(
   settings: S3Settings,
   timeouts: S3Timeouts = {},
 ): ObjectStorage & { ensureBuckets(): Promise<void> } {
-  const client = new S3Client({
-    endpoint: settings.endpoint,
-    region: settings.region,
-    forcePathStyle: settings.forcePathStyle,
-    ...(settings.accessKeyId && settings.secretAccessKey
-      ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
-      : {}),
-    // Many S3-compatible stores (and older MinIO/Ceph) reject the SDK's default streaming
-    // checksums; send them only where the API requires them.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
-    // The SDK's handler has no time limit at all by default. The answer limit only throws with
-    // throwOnRequestTimeout (otherwise it merely logs); the idle limit also covers a body that
-    // stops flowing half-way, which the answer limit (it ends at the headers) does not.
-    requestHandler: {
-      connectionTimeout: timeouts.connectionMs ?? 10_000,
-      requestTimeout: timeouts.answerMs ?? 30_000,
-      throwOnRequestTimeout: true,
-      socketTimeout: timeouts.idleMs ?? 30_000,
-    },
-  });
+  const clientWith = (socketTimeout: number, requestTimeout: number) =>
+    new S3Client({
+      endpoint: settings.endpoint,
+      region: settings.region,
+      forcePathStyle: settings.forcePathStyle,
+      ...(settings.accessKeyId && settings.secretAccessKey
+        ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+        : {}),
+      // Many S3-compatible stores (and older MinIO/Ceph) reject the SDK's default streaming
+      // checksums; send them only where the API requires them.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      // The SDK's handler has no time limit at all by default. The answer limit only throws with
+      // throwOnRequestTimeout (otherwise it merely logs); the idle limit also covers a body that
+      // stops flowing half-way, which the answer limit (it ends at the headers) does not.
+      requestHandler: {
+        connectionTimeout: timeouts.connectionMs ?? 10_000,
+        requestTimeout,
+        throwOnRequestTimeout: true,
+        socketTimeout,
+      },
+    });
+  const client = clientWith(timeouts.idleMs ?? 30_000, timeouts.answerMs ?? 30_000);
+  // Uploads on their own client: the socket's idle limit cannot be set per request, and an
+  // upload's answer only comes once the whole body is sent (its duration grows with its size).
+  const uploads = clientWith(timeouts.uploadIdleMs ?? 300_000, 0);
   const where = `S3 store ${new URL(settings.endpoint).host}`;
 
   let buckets: Promise<void> | undefined;
@@ -130,16 +140,14 @@ export function createS3Storage(
       // PutObject needs a length up front; without one the object is read into memory first.
       const payload = Buffer.isBuffer(body) || size !== undefined ? body : await collect(body);
       try {
-        await client.send(
+        await uploads.send(
           new PutObjectCommand({
             Bucket: bucket,
             Key: key,
             Body: payload,
             ContentLength: Buffer.isBuffer(payload) ? payload.length : size,
           }),
-          // An upload's answer comes once the whole body is sent, so it has no answer limit (its
-          // duration grows with its size); a stalled upload still ends by the idle limit.
-          { abortSignal: abort.signal, requestTimeout: 0 },
+          { abortSignal: abort.signal },
         );
       } catch (err) {
         if (bodyError !== undefined) throw bodyError;
@@ -223,6 +231,7 @@ export function createS3Storage(
 
     async close() {
       client.destroy();
+      uploads.destroy();
     },
   };
 }
