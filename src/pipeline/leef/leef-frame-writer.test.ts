@@ -242,7 +242,12 @@ function byteLines(lines: readonly string[], junk: string): ByteLines {
     pos += bytes.length + 1;
   }
   const buf = Buffer.concat(parts);
-  return { buf, starts, ends, ascii: buf.every((b) => b < 0x80) };
+  return {
+    buf,
+    starts: Int32Array.from(starts),
+    ends: Int32Array.from(ends),
+    ascii: buf.every((b) => b < 0x80),
+  };
 }
 
 /** What must go on the wire for one event: its frame, or the refusal. */
