@@ -18,9 +18,11 @@ import {
   bytesEqual,
   epochMsBytes,
   findValueAfter,
+  findValueBytes,
   findValueInLine,
   type LeefByteLayout,
   leefStartIn,
+  NeedleCursor,
   newLeefByteLayout,
   prefixEqual,
   scanLeefBytes,
@@ -114,6 +116,7 @@ export class LeefLineReader {
   eventMs: number | null = null;
 
   #fmtSeen = false;
+  readonly #fmtCursor = new NeedleCursor('devTimeFormat=', 7);
   // devTimeFormat values repeat: recent patterns by their bytes.
   readonly #patterns: PatternSlot[] = [];
   #patternNext = 0;
@@ -180,9 +183,11 @@ export class LeefLineReader {
     this.devStart = vs;
     this.devEnd = ve;
     if (fs === -2) {
-      // Within the line, not by one native search over the whole chunk: that search cost more
-      // (≈ 0.15 µs per line at 1.3 GB/s) than scanning the line, which is in cache already.
-      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7);
+      // Lines without devTimeFormat (those that follow one without): one native search per chunk
+      // for `Format=` — its `F` is rare in attributes — answers every line that lacks it. A
+      // search from `devTimeFormat=`'s common `d` ran at 1.3 GB/s; a scan of each line for the
+      // `F` cost ≈ 0.05 µs per line in each pass.
+      fs = findValueBytes(buf, L, this.#fmtCursor, DEV_TIME_FORMAT.length);
       this.#fmtSeen = fs >= 0;
     }
     let parsed: ParsedTime | null;
