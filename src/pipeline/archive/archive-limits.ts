@@ -18,11 +18,12 @@ export interface ArchiveLimits {
   /** Bytes of out-of-order `.tar.gz` entries held in memory to keep path order in one pass. */
   readonly maxReorderBytes: number;
   /**
-   * Inflated bytes of `.zip` entries a shipment keeps in memory between its two passes (the rebase
-   * reads everything twice). The first pass keeps the last `retainBytes` of what it inflates; the
-   * second pass inflates only what lies before them again. 0 inflates everything twice. This, not
-   * the archive's size, bounds a shipment's memory (plus about one chunk per pass and the archive
-   * itself).
+   * Bytes a shipment keeps in memory between its two passes (the rebase reads everything twice).
+   * A sixth goes to what pass 1 found about LEEF lines (16 bytes per line, so pass 2 need not look
+   * for devTime again: prepareShipment); the rest keeps the last inflated bytes of `.zip` entries,
+   * and the second pass inflates only what lies before them again. 0 inflates everything twice
+   * and reads every line afresh. This, not the archive's size, bounds a shipment's memory (plus
+   * about one chunk per pass and the archive itself).
    */
   readonly retainBytes: number;
 }
@@ -39,7 +40,8 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
   maxReorderBytes: 64 * MiB,
   // Inflating costs about 1.5-2 ms per MiB; keeping a MiB costs a MiB. 96 MiB keeps a 1M-line
   // shipment's peak RSS well under 300 MiB above its archive (128 MiB reached 302, 192 MiB ~330)
-  // at a throughput the benchmark cannot tell apart. See docs/performance.md.
+  // at a throughput the benchmark cannot tell apart; its sixth for line positions covers a
+  // million lines. See docs/performance.md.
   retainBytes: 96 * MiB,
 });
 

@@ -11,6 +11,12 @@ export interface ByteLines {
   /** Typed arrays, not number arrays: a million lines grew arrays by push for ≈ 90 MB of garbage. */
   readonly starts: Int32Array;
   readonly ends: Int32Array;
+  /**
+   * Offset in the entry of `buf[0]` when `buf` is a chunk as the reader gave it, -1 when the
+   * splitter assembled it (a line across chunks). Another pass over the same entry that gets a
+   * chunk of the same offset and length gets the same bytes, hence the same lines.
+   */
+  readonly offset: number;
   /** Every byte of `buf` is ASCII: a line reads the same as Latin-1, byte offsets are character offsets. */
   readonly ascii: boolean;
 }
@@ -55,6 +61,8 @@ export class ByteLineSplitter {
   #starts = new Int32Array(1024);
   #ends = new Int32Array(1024);
   #count = 0;
+  // Entry bytes pushed before the current chunk.
+  #consumed = 0;
 
   constructor(entry: string, maxLineBytes: number) {
     this.#entry = entry;
@@ -66,6 +74,8 @@ export class ByteLineSplitter {
     const buf = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const offset = this.#consumed;
+    this.#consumed += buf.length;
     let nl = buf.indexOf(0x0a);
     if (nl < 0 && this.#pendingBytes > 0) {
       this.#checkLength(this.#pendingBytes + buf.length);
@@ -101,7 +111,7 @@ export class ByteLineSplitter {
       this.#pendingBytes = buf.length - start;
     }
     if (this.#count > 0) {
-      segments.push(this.#segment(buf));
+      segments.push(this.#segment(buf, offset));
       count += this.#count;
     }
     return count === 0 ? NONE : { segments, count };
@@ -124,16 +134,16 @@ export class ByteLineSplitter {
   #single(line: Buffer): ByteLines | null {
     this.#count = 0;
     this.#emit(line, 0, line.length);
-    return this.#count === 0 ? null : this.#segment(line);
+    return this.#count === 0 ? null : this.#segment(line, -1);
   }
 
   /** The lines collected for `buf` as a segment: both ranges in one new array. */
-  #segment(buf: Buffer): ByteLines {
+  #segment(buf: Buffer, offset: number): ByteLines {
     const n = this.#count;
     const ranges = new Int32Array(2 * n);
     ranges.set(this.#starts.subarray(0, n));
     ranges.set(this.#ends.subarray(0, n), n);
-    return { buf, starts: ranges.subarray(0, n), ends: ranges.subarray(n), ascii: isAscii(buf) };
+    return { buf, starts: ranges.subarray(0, n), ends: ranges.subarray(n), offset, ascii: isAscii(buf) };
   }
 
   #emit(buf: Buffer, start: number, end: number): void {

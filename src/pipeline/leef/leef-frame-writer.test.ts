@@ -246,6 +246,7 @@ function byteLines(lines: readonly string[], junk: string): ByteLines {
     buf,
     starts: Int32Array.from(starts),
     ends: Int32Array.from(ends),
+    offset: 0,
     ascii: buf.every((b) => b < 0x80),
   };
 }
@@ -322,6 +323,7 @@ async function encode(
     ctx,
     labIndex,
     indexes,
+    entry: '',
     claim: () => {
       claimed = true;
     },

@@ -23,6 +23,8 @@ export interface LeefLines {
   readonly labIndex: string | null;
   /** What pass 1 found about these lines, when it kept it (see LineIndexes). */
   readonly indexes: LineIndexes | null;
+  /** The entry's name to `indexes`. */
+  readonly entry: string;
   /**
    * Called by the consumer of the pass when it writes the lines from these bytes: the following
    * batches of the pass then hold no event objects (their length still counts the events), so no
@@ -41,7 +43,7 @@ export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): LeefB
   const rebased: RebasedLine = { line: '', time: null };
   let k = 0;
   for (const segment of lines.segments) {
-    const index = lines.indexes === null ? null : lines.indexes.find(segment);
+    const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
     for (let j = 0; j < segment.starts.length; j++) {
       rebasedLine(lines, reader, segment, j, rebased, index);
       events[k++] = { line: rebased.line, time: rebased.time };

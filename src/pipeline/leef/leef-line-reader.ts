@@ -31,40 +31,69 @@ import {
 import type { RebaseContext } from './leef-rebase.ts';
 
 /**
- * Pass 1's findings about the lines of one chunk, kept for pass 2 as long as the chunk itself is
- * kept (the archive reader replays kept chunks as the same Buffer objects). They are positions
- * only — where `LEEF:`, the attributes and the devTime value start, the delimiter, whether the
- * value is epoch — never times: pass 2 reads year-less values against another reference. Four
- * numbers (16 bytes) per line; pass 2 then neither scans the LEEF header nor searches devTime.
+ * Pass 1's findings about the lines of each chunk, for pass 2. They are positions only — where
+ * `LEEF:`, the attributes and the devTime value start, the delimiter, whether the value is epoch —
+ * never times: pass 2 reads year-less values against another reference. Four numbers (16 bytes)
+ * per line; pass 2 then neither scans the LEEF header nor searches devTime.
+ *
+ * A chunk the archive reader gave is known by its entry and offset (ByteLines.offset): pass 2
+ * inflates the same bytes again, or replays the very chunk pass 1 kept, and a chunk of the same
+ * offset and length holds the same lines. Such findings are kept up to `maxBytes` in all (1 MiB
+ * covers about 65,000 lines); a line assembled from two chunks is known by its buffer only, as
+ * long as that buffer lives.
  */
 export class LineIndexes {
-  readonly #byChunk = new WeakMap<Buffer, Int32Array>();
+  readonly #byChunk = new Map<string, Int32Array>();
+  readonly #byBuffer = new WeakMap<Buffer, Int32Array>();
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  /** A new index for `lines` (filled by LeefLineReader.eventTime). */
-  create(lines: ByteLines): Int32Array {
+  constructor(maxBytes = DEFAULT_INDEX_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** A new index for `lines` of the entry known as `entry` (filled by LeefLineReader.eventTime). */
+  create(lines: ByteLines, entry = ''): Int32Array {
     const count = lines.starts.length;
     // -1 everywhere: a line pass 1 did not record (not ASCII) is read again in pass 2.
     const index = new Int32Array(INDEX_HEADER + INDEX_STRIDE * count).fill(-1);
     index[0] = count;
     index[1] = count > 0 ? (lines.starts[0] as number) : -1;
-    this.#byChunk.set(lines.buf, index);
+    index[2] = lines.buf.length;
+    if (lines.offset < 0) this.#byBuffer.set(lines.buf, index);
+    else if (this.#bytes + index.byteLength <= this.#maxBytes) {
+      this.#byChunk.set(chunkKey(entry, lines.offset), index);
+      this.#bytes += index.byteLength;
+    }
     return index;
   }
 
-  /** The index made for the same lines of the same chunk, or null. */
-  find(lines: ByteLines): Int32Array | null {
-    const index = this.#byChunk.get(lines.buf);
+  /** The index made for the same lines of the same entry, or null. */
+  find(lines: ByteLines, entry = ''): Int32Array | null {
+    const index =
+      lines.offset < 0 ? this.#byBuffer.get(lines.buf) : this.#byChunk.get(chunkKey(entry, lines.offset));
     if (index === undefined) return null;
     const count = lines.starts.length;
-    return index[0] === count && index[1] === (count > 0 ? lines.starts[0] : -1) ? index : null;
+    return index[0] === count &&
+      index[1] === (count > 0 ? lines.starts[0] : -1) &&
+      index[2] === lines.buf.length
+      ? index
+      : null;
   }
+}
+
+/** LineIndexes' default budget: a million lines. */
+export const DEFAULT_INDEX_BYTES = 16 * 1024 * 1024;
+
+function chunkKey(entry: string, offset: number): string {
+  return `${offset}:${entry}`;
 }
 
 const DEV_TIME = Buffer.from('devTime=', 'latin1');
 const DEV_TIME_FORMAT = Buffer.from('devTimeFormat=', 'latin1');
 // A delimiter among these bytes can split `devTime=` itself: devTime() then searches the whole line.
 const DEV_TIME_BYTES = new Set(DEV_TIME);
-const INDEX_HEADER = 2;
+const INDEX_HEADER = 3;
 const INDEX_STRIDE = 4;
 const KIND_EPOCH = 1;
 const KIND_OTHER = 2;

@@ -5,11 +5,10 @@
 //   pass 1: readEventTime(line, ctx) for every line, then finishFirstPass(ctx, now) -> the shift
 //   pass 2: shiftLine(line, shift, ctx) for every line, then labIndex, header mode, framing
 //           (LeefFrameWriter does the same on bytes, held to this path by a property test).
-// Pass 2 finds devTime again instead of reusing positions recorded in pass 1. Archives go up to
-// 4 GiB uncompressed, so a shipment may be streamed from the archive twice rather than held in
-// memory, and a re-read line is a new string: positions would have to be kept per line index and
-// trusted across two reads. Finding devTime again costs three indexOf calls, and the stateless
-// form keeps both passes pure and consistent: the same code reads the same time in both.
+// These string functions find devTime again in pass 2: stateless, both passes read the same time
+// with the same code. The byte path (LeefLineReader) keeps pass 1's positions per chunk of an
+// entry within a memory budget (LineIndexes: archives go up to 4 GiB, so they cannot all be kept)
+// and finds the rest again.
 
 import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';

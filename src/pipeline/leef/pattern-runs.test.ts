@@ -114,7 +114,7 @@ function byteLines(lines: readonly string[]): ByteLines {
     ends.push(pos + l.length);
     pos += l.length + 1;
   }
-  return { buf, starts: Int32Array.from(starts), ends: Int32Array.from(ends), ascii: true };
+  return { buf, starts: Int32Array.from(starts), ends: Int32Array.from(ends), offset: 0, ascii: true };
 }
 
 /**

@@ -61,8 +61,9 @@ export interface PreparedShipment {
  * shipment (decisions.md §5), so a noise run with ten archives keeps their relative timing.
  * Throws `no_events` when nothing is left to ship — never an empty success.
  *
- * LEEF lines are read as bytes (see LeefLineReader); the sources share one budget of inflated
- * bytes kept for pass 2 (ArchiveLimits.retainBytes), so pass 2 inflates only what did not fit.
+ * LEEF lines are read as bytes (see LeefLineReader); the sources share one budget of what is kept
+ * for pass 2 (ArchiveLimits.retainBytes): where pass 1 found each line's parts (LineIndexes), and
+ * inflated bytes, so pass 2 inflates only what did not fit.
  */
 export async function prepareShipment(
   sources: readonly ShipmentSource[],
@@ -70,7 +71,12 @@ export async function prepareShipment(
 ): Promise<PreparedShipment> {
   const { format, now } = options;
   const select = selectForFormat(format);
-  const retain = createRetainBudget(resolveArchiveLimits(options.limits).retainBytes);
+  // What a shipment keeps between its passes (retainBytes): a sixth for pass 1's line positions
+  // (16 bytes per line, so pass 2 need not look for devTime again), the rest for inflated chunks
+  // (so pass 2 need not inflate them again). Positions save more per byte; see docs/performance.md.
+  const keepBytes = resolveArchiveLimits(options.limits).retainBytes;
+  const indexBytes = Math.floor(keepBytes / 6);
+  const retain = createRetainBudget(keepBytes - indexBytes);
   const archives: OpenedArchive[] = [];
   for (const source of sources) {
     try {
@@ -84,7 +90,7 @@ export async function prepareShipment(
 
   const leef = format === 'leef' ? createRebaseContext(now) : null;
   const reader = new LeefLineReader();
-  const lineIndexes = new LineIndexes();
+  const lineIndexes = new LineIndexes(indexBytes);
   const ecsReaders = archives.map(() => new EcsTwoPassReader());
   const eventsPerSource: number[] = [];
   let latestEcs: number | null = null;
@@ -111,7 +117,7 @@ export async function prepareShipment(
         }
         if (leef) {
           const yearlessBefore = leef.yearless;
-          count += await readLeefTimes(entry, leef, reader, lineIndexes);
+          count += await readLeefTimes(entry, leef, reader, lineIndexes, lineIndexKey(i, entry.path));
           if (leef.yearless > yearlessBefore) (yearlessEntries[i] as Set<string>).add(entry.path);
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
@@ -179,6 +185,11 @@ export async function prepareShipment(
   };
 }
 
+/** How pass 1 and pass 2 name entry `path` of source `source` to LineIndexes. */
+export function lineIndexKey(source: number, path: string): string {
+  return `${source}/${path}`;
+}
+
 /**
  * Reads the event time of every line of a LEEF entry into `ctx` (pass 1), recording what pass 2
  * can reuse in `indexes` when given; returns the entry's line count.
@@ -188,12 +199,13 @@ async function readLeefTimes(
   ctx: RebaseContext,
   reader: LeefLineReader,
   indexes: LineIndexes | null,
+  key = '',
 ): Promise<number> {
   let count = 0;
   for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
     for (const lines of batch.segments) {
       const { buf, starts, ends } = lines;
-      const index = indexes === null ? null : indexes.create(lines);
+      const index = indexes === null ? null : indexes.create(lines, key);
       for (let k = 0; k < starts.length; k++) {
         if (isAsciiLine(lines, k)) {
           reader.eventTime(buf, starts[k] as number, ends[k] as number, ctx, index, k);

@@ -474,7 +474,7 @@ async function readClaimed(shipment: PreparedShipment, source: number, lab: stri
     lines.claim();
     claimed = true;
     for (const segment of lines.segments) {
-      const index = lines.indexes === null ? null : lines.indexes.find(segment);
+      const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
       for (let j = 0; j < segment.starts.length; j++) {
         const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
         out.push({ line, time });

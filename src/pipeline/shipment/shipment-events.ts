@@ -13,7 +13,7 @@ import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { RebaseContext } from '../leef/leef-rebase.ts';
 import { parseLeef } from '../leef/parse-leef.ts';
 import { isoUtc } from '../time/iso-utc.ts';
-import type { PreparedShipment } from './prepare-shipment.ts';
+import { lineIndexKey, type PreparedShipment } from './prepare-shipment.ts';
 
 /** Documents per batch when LEEF lines are converted to ECS (see shipmentEvents). */
 const ECS_BATCH = 1000;
@@ -52,22 +52,41 @@ export async function* shipmentEvents(
       claimed = true;
     };
     for await (const entry of archive.entries()) {
+      const key = lineIndexKey(sourceIndex, entry.path);
       for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
         const { segments, count } = batch;
         if (output.kind === 'leef') {
-          const lines: LeefLines = { segments, count, shiftMs: shift, ctx, labIndex, indexes, claim };
+          const lines: LeefLines = {
+            segments,
+            count,
+            shiftMs: shift,
+            ctx,
+            labIndex,
+            indexes,
+            entry: key,
+            claim,
+          };
           yield claimed ? leefBytesBatch(lines) : leefEventsBatch(lines, reader);
           continue;
         }
         // ECS: the label goes into labels.labIndex, not into the line.
-        const lines: LeefLines = { segments, count, shiftMs: shift, ctx, labIndex: null, indexes, claim };
+        const lines: LeefLines = {
+          segments,
+          count,
+          shiftMs: shift,
+          ctx,
+          labIndex: null,
+          indexes,
+          entry: key,
+          claim,
+        };
         // Documents are made ECS_BATCH at a time, just before the driver takes them: a whole chunk
         // of lines at once would keep thousands of documents alive long enough to reach V8's old
         // generation, which grows the process by hundreds of MiB on a large archive.
         const rebased: RebasedLine = { line: '', time: null };
         let out: OutboundEvent[] = [];
         for (const segment of batch.segments) {
-          const index = indexes.find(segment);
+          const index = indexes.find(segment, key);
           for (let j = 0; j < segment.starts.length; j++) {
             const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
             out.push({ doc: leefLineToEcs(line, time, labIndex), time });

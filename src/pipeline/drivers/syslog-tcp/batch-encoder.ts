@@ -77,7 +77,7 @@ export class BatchEncoder {
     let i = 0;
     for (const segment of lines.segments) {
       const { buf, starts, ends } = segment;
-      const index = lines.indexes === null ? null : lines.indexes.find(segment);
+      const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
       for (let j = 0; j < starts.length; j++, i++) {
         const n = isAsciiLine(segment, j)
           ? frames.prepare(
