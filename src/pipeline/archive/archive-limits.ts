@@ -18,12 +18,9 @@ export interface ArchiveLimits {
   /** Bytes of out-of-order `.tar.gz` entries held in memory to keep path order in one pass. */
   readonly maxReorderBytes: number;
   /**
-   * Bytes a shipment keeps in memory between its two passes (the rebase reads everything twice).
-   * A sixth goes to what pass 1 found about LEEF lines (16 bytes per line, so pass 2 need not look
-   * for devTime again: prepareShipment); the rest keeps the last inflated bytes of `.zip` entries,
-   * and the second pass inflates only what lies before them again. 0 inflates everything twice
-   * and reads every line afresh. This, not the archive's size, bounds a shipment's memory (plus
-   * about one chunk per pass and the archive itself).
+   * Inflated bytes of `.zip` entries a shipment keeps in memory between its two passes (the rebase
+   * reads everything twice). The first pass keeps the last `retainBytes` of what it inflates; the
+   * second pass inflates only what lies before them again. 0 inflates everything twice.
    */
   readonly retainBytes: number;
 }
@@ -38,11 +35,12 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
   // Far above any real log line or ECS document, far below V8's ~512 Mi character string limit.
   maxLineLength: 16 * MiB,
   maxReorderBytes: 64 * MiB,
-  // Inflating costs about 1.5-2 ms per MiB; keeping a MiB costs a MiB. 96 MiB keeps a 1M-line
-  // shipment's peak RSS well under 300 MiB above its archive (128 MiB reached 302, 192 MiB ~330)
-  // at a throughput the benchmark cannot tell apart; its sixth for line positions covers a
-  // million lines. See docs/performance.md.
-  retainBytes: 96 * MiB,
+  // None: inflating again costs about 1.5-2 ms of CPU per MiB, but on Node 24's V8 every MiB kept
+  // counts towards the old generation's limit as external memory, so keeping 96 MiB made V8 run
+  // a full collection (mark-compact) for every few MiB inflated after it: 12-25 of them per
+  // million lines, as much CPU as the inflating they saved, and 70-90 MiB more peak RSS. Kept
+  // at 0, LEEF and ECS shipments ran as fast or faster (docs/performance.md).
+  retainBytes: 0,
 });
 
 /** Fills the caps the caller left out with the defaults. */

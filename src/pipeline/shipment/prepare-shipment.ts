@@ -61,22 +61,23 @@ export interface PreparedShipment {
  * shipment (decisions.md §5), so a noise run with ten archives keeps their relative timing.
  * Throws `no_events` when nothing is left to ship — never an empty success.
  *
- * LEEF lines are read as bytes (see LeefLineReader); the sources share one budget of what is kept
- * for pass 2 (ArchiveLimits.retainBytes): where pass 1 found each line's parts (LineIndexes), and
- * inflated bytes, so pass 2 inflates only what did not fit.
+ * LEEF lines are read as bytes (see LeefLineReader). What pass 1 found about each line is kept for
+ * pass 2 within `indexBytes` (LineIndexes); inflated bytes are kept only as far as
+ * ArchiveLimits.retainBytes allows (none by default), and pass 2 inflates the rest again.
  */
 export async function prepareShipment(
   sources: readonly ShipmentSource[],
-  options: { format: ShipmentFormat; now: number; limits?: Partial<ArchiveLimits> },
+  options: {
+    format: ShipmentFormat;
+    now: number;
+    limits?: Partial<ArchiveLimits>;
+    /** Memory for pass 1's line positions (LineIndexes; default DEFAULT_INDEX_BYTES). */
+    indexBytes?: number;
+  },
 ): Promise<PreparedShipment> {
   const { format, now } = options;
   const select = selectForFormat(format);
-  // What a shipment keeps between its passes (retainBytes): a sixth for pass 1's line positions
-  // (16 bytes per line, so pass 2 need not look for devTime again), the rest for inflated chunks
-  // (so pass 2 need not inflate them again). Positions save more per byte; see docs/performance.md.
-  const keepBytes = resolveArchiveLimits(options.limits).retainBytes;
-  const indexBytes = Math.floor(keepBytes / 6);
-  const retain = createRetainBudget(keepBytes - indexBytes);
+  const retain = createRetainBudget(resolveArchiveLimits(options.limits).retainBytes);
   const archives: OpenedArchive[] = [];
   for (const source of sources) {
     try {
@@ -90,7 +91,7 @@ export async function prepareShipment(
 
   const leef = format === 'leef' ? createRebaseContext(now) : null;
   const reader = new LeefLineReader();
-  const lineIndexes = new LineIndexes(indexBytes);
+  const lineIndexes = new LineIndexes(options.indexBytes);
   const ecsReaders = archives.map(() => new EcsTwoPassReader());
   const eventsPerSource: number[] = [];
   let latestEcs: number | null = null;

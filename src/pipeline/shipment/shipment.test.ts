@@ -254,33 +254,35 @@ describe('prepareShipment and shipmentEvents', () => {
 
 describe('pass 1 findings kept for pass 2', () => {
   it('are found again for the chunks pass 2 inflates again, and give the same events', async () => {
-    // About 600 KiB of 1 KiB lines: three 256 KiB chunks. A 60,000-byte budget keeps a sixth for
-    // line positions (every chunk's fit) and the last 50,000 bytes inflated, so pass 2 inflates
-    // the first two chunks again, whole.
+    // About 600 KiB of 1 KiB lines: three 256 KiB chunks, all inflated again by pass 2 (nothing
+    // inflated is kept by default), found by entry and offset.
     const pad = 'x'.repeat(960);
     const text = Array.from(
       { length: 600 },
       (_, i) => `LEEF:1.0|Acme|FW|1.0|deny|devTime=${t0 + i * 1000}\tmsg=${pad}`,
     ).join('\n');
     const source = zip([['big.log', text]]);
-    const kept = await prepareShipment([source], {
-      format: 'leef',
-      now: NOW,
-      limits: { retainBytes: 60_000 },
-    });
-    const found: Array<number | null> = [];
-    const indexes = kept.lineIndexes;
+    const indexed = await prepareShipment([source], { format: 'leef', now: NOW });
+    const found: number[] = [];
+    const indexes = indexed.lineIndexes;
     const find = indexes.find.bind(indexes);
     indexes.find = (lines, entry) => {
       const index = find(lines, entry);
-      found.push(index === null ? null : lines.offset);
+      if (index !== null) found.push(lines.offset);
       return index;
     };
-    const events = await collect(kept, 0, { kind: 'leef' });
-    expect(found.filter((o) => o !== null)).toEqual(expect.arrayContaining([0, 262_144]));
+    const events = await collect(indexed, 0, { kind: 'leef' });
+    expect(found).toEqual([0, 262_144, 524_288]);
 
-    const plain = await prepareShipment([source], { format: 'leef', now: NOW, limits: { retainBytes: 0 } });
-    expect(events).toEqual(await collect(plain, 0, { kind: 'leef' }));
+    // The same events as a pass 2 that reads every line afresh, and as one replaying kept chunks.
+    const fresh = await prepareShipment([source], { format: 'leef', now: NOW, indexBytes: 0 });
+    expect(events).toEqual(await collect(fresh, 0, { kind: 'leef' }));
+    const kept = await prepareShipment([source], {
+      format: 'leef',
+      now: NOW,
+      limits: { retainBytes: 1 << 20 },
+    });
+    expect(events).toEqual(await collect(kept, 0, { kind: 'leef' }));
     expect(events[599]?.time).toBe(NOW + 2 * HOUR);
   });
 });
