@@ -16,18 +16,22 @@
  * one line in five stands behind a syslog header (15 % RFC 3164, 5 % RFC 5424); lines of
  * 200-300 bytes.
  *
- * Each measurement runs in a fresh child process that only reads the zip file, so its peak RSS
- * (process.resourceUsage().maxRSS) is the shipment's. Figures: lines/s by CPU time of all threads
- * of the process (what one core does: inflating runs in libuv's pool), by CPU time of the main
- * thread, and by wall time; peak RSS and peak RSS minus the compressed size.
+ * Each measurement runs in a fresh child process. In `bare` ones the child only reads the zip
+ * file, so its peak RSS (process.resourceUsage().maxRSS) is the shipment's. In `service` ones it
+ * first starts the service as `serve` does (context on the embedded database in a temporary
+ * folder, routes ready, not listening), so the shipment runs beside the heap a running service
+ * holds (about 40 MiB live): what a session start or noise run costs there; memory is then the
+ * growth of RSS during the shipment (sampled every 10 ms). Figures: lines/s by CPU time of all
+ * threads of the process (what one core does: inflating runs in libuv's pool), by CPU time of
+ * the main thread, and by wall time; peak RSS and peak RSS minus the compressed size.
  * Targets (issue 3): >= 1,000,000 lines/s epoch, >= 400,000 lines/s formatted; peak RSS <= 300 MiB
  * above the compressed size.
  *
  * Run: npm run bench -- leef (with the service's V8 flags, src/node-flags.ts; the measuring
  * children inherit them). Environment: BENCH_LEEF_LINES
  * (1,000,000), BENCH_LEEF_RUNS (runs per archive and output, 1), BENCH_LEEF_OUTPUTS
- * (syslog,syslog-noise,hec,ecs), BENCH_LEEF_ARCHIVES (epoch,formatted), BENCH_LEEF_RETAIN_MIB
- * (ArchiveLimits.retainBytes; default the product's).
+ * (syslog,syslog-noise,hec,ecs), BENCH_LEEF_ARCHIVES (epoch,formatted), BENCH_LEEF_HEAPS
+ * (bare,service), BENCH_LEEF_RETAIN_MIB (ArchiveLimits.retainBytes; default the product's).
  * Exits 1 when a count does not add up.
  */
 import { fork } from 'node:child_process';
@@ -47,6 +51,7 @@ import { compileDateFormat } from '../src/pipeline/time/date-format.ts';
 
 type ArchiveKind = 'epoch' | 'formatted';
 type Output = 'syslog' | 'syslog-noise' | 'hec' | 'ecs';
+type Heap = 'bare' | 'service';
 type Result = {
   lines: number;
   unreadable: number;
@@ -60,6 +65,9 @@ type Result = {
   maxRss: number;
   rssAtStart: number;
   zipBytes: number;
+  /** service: RSS just before the shipment and its sampled peak during it. */
+  rssBefore: number;
+  rssPeak: number;
 };
 
 const MiB = 1024 * 1024;
@@ -72,6 +80,7 @@ async function main(): Promise<void> {
   const runs = Number(process.env.BENCH_LEEF_RUNS ?? 1);
   const outputs = (process.env.BENCH_LEEF_OUTPUTS ?? 'syslog,syslog-noise,hec,ecs').split(',') as Output[];
   const archives = (process.env.BENCH_LEEF_ARCHIVES ?? 'epoch,formatted').split(',') as ArchiveKind[];
+  const heaps = (process.env.BENCH_LEEF_HEAPS ?? 'bare,service').split(',') as Heap[];
   const dir = path.resolve('.tmp', `bench-leef-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   console.log(
@@ -89,28 +98,35 @@ async function main(): Promise<void> {
           `(avg ${(bytes / lines).toFixed(0)} bytes/line), zip ${(zipBytes / MiB).toFixed(1)} MiB ` +
           `(generated in ${((performance.now() - g0) / 1000).toFixed(1)} s)`,
       );
-      for (const output of outputs) {
-        for (let run = 0; run < runs; run++) {
-          const child = fork(fileURLToPath(import.meta.url), ['measure', file, output], {
-            stdio: 'inherit',
-            execArgv: process.execArgv,
-          });
-          const [r] = (await once(child, 'message')) as [Result];
-          await once(child, 'exit');
-          const ok =
-            r.lines === lines && r.unreadable === 0 && r.outputs + r.refused === lines && r.refused === 0;
-          bad ||= !ok;
-          const rate = (s: number) =>
-            `${Math.round(r.lines / s)
-              .toLocaleString('en-US')
-              .padStart(9)}`;
-          console.log(
-            `  ${output.padEnd(13)} ${rate(r.cpu)} lines/s CPU (all threads) ${rate(r.threadCpu)} main thread ` +
-              `${rate(r.wall)} wall | pass 1 ${r.pass1Cpu.toFixed(2)} s, total ${r.cpu.toFixed(2)} s CPU ` +
-              `| out ${(r.outBytes / MiB).toFixed(0)} MiB | peak RSS ${(r.maxRss / MiB).toFixed(0)} MiB, ` +
-              `${((r.maxRss - r.zipBytes) / MiB).toFixed(0)} MiB above the zip (at start ${(r.rssAtStart / MiB).toFixed(0)}) ` +
-              `| load ${loadText()}${ok ? '' : ' | COUNTS DO NOT ADD UP'}`,
-          );
+      for (const heap of heaps) {
+        if (heaps.length > 1)
+          console.log(`  ${heap === 'bare' ? 'bare process' : 'beside the started service'}:`);
+        for (const output of outputs) {
+          for (let run = 0; run < runs; run++) {
+            const child = fork(fileURLToPath(import.meta.url), ['measure', file, output, heap], {
+              stdio: 'inherit',
+              execArgv: process.execArgv,
+            });
+            const [r] = (await once(child, 'message')) as [Result];
+            await once(child, 'exit');
+            const ok =
+              r.lines === lines && r.unreadable === 0 && r.outputs + r.refused === lines && r.refused === 0;
+            bad ||= !ok;
+            const rate = (s: number) =>
+              `${Math.round(r.lines / s)
+                .toLocaleString('en-US')
+                .padStart(9)}`;
+            const memory =
+              heap === 'bare'
+                ? `peak RSS ${(r.maxRss / MiB).toFixed(0)} MiB, ${((r.maxRss - r.zipBytes) / MiB).toFixed(0)} MiB above the zip (at start ${(r.rssAtStart / MiB).toFixed(0)})`
+                : `RSS ${(r.rssBefore / MiB).toFixed(0)} MiB before, peak ${(r.rssPeak / MiB).toFixed(0)} MiB, +${((r.rssPeak - r.rssBefore) / MiB).toFixed(0)} MiB`;
+            console.log(
+              `  ${output.padEnd(13)} ${rate(r.cpu)} lines/s CPU (all threads) ${rate(r.threadCpu)} main thread ` +
+                `${rate(r.wall)} wall | pass 1 ${r.pass1Cpu.toFixed(2)} s, total ${r.cpu.toFixed(2)} s CPU ` +
+                `| out ${(r.outBytes / MiB).toFixed(0)} MiB | ${memory} ` +
+                `| load ${loadText()}${ok ? '' : ' | COUNTS DO NOT ADD UP'}`,
+            );
+          }
         }
       }
     }
@@ -127,9 +143,16 @@ function loadText(): string {
     .join(' ');
 }
 
-/** Child: one archive through one output, timed. */
-async function measure(file: string, output: Output): Promise<Result> {
+/** Child: one archive through one output, timed (after starting the service for `service`). */
+async function measure(file: string, output: Output, heap: Heap): Promise<Result> {
   const rssAtStart = process.resourceUsage().maxRSS * 1024;
+  let stop = async () => {};
+  if (heap === 'service') stop = await startService(path.join(path.dirname(file), `service-${process.pid}`));
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 10);
   const zip = readFileSync(file);
   const retainMiB = process.env.BENCH_LEEF_RETAIN_MIB;
   const limits = retainMiB === undefined ? {} : { retainBytes: Number(retainMiB) * MiB };
@@ -191,6 +214,9 @@ async function measure(file: string, output: Output): Promise<Result> {
   const w1 = performance.now();
   const t1c = process.threadCpuUsage();
   const c2 = process.cpuUsage();
+  clearInterval(sampler);
+  rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  await stop();
   return {
     lines: shipment.events,
     unreadable: shipment.unreadable,
@@ -204,6 +230,28 @@ async function measure(file: string, output: Output): Promise<Result> {
     maxRss: process.resourceUsage().maxRSS * 1024,
     rssAtStart,
     zipBytes: zip.length,
+    rssBefore,
+    rssPeak,
+  };
+}
+
+/**
+ * Starts the service as `serve` does, without listening: its context on the embedded database in
+ * `dir` and its routes, then one full collection so the heap is what a started service keeps.
+ * Returns what closes it again.
+ */
+async function startService(dir: string): Promise<() => Promise<void>> {
+  const { loadConfig } = await import('../src/config.ts');
+  const { createContext } = await import('../src/context.ts');
+  const { buildApp } = await import('../src/http/build-app.ts');
+  const ctx = await createContext(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'warn' }));
+  const app = await buildApp(ctx);
+  await app.ready();
+  (globalThis as { gc?: () => void }).gc?.();
+  return async () => {
+    await app.close();
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
   };
 }
 
@@ -322,7 +370,7 @@ async function writeArchive(file: string, kind: ArchiveKind, lines: number): Pro
 }
 
 if (process.argv[2] === 'measure') {
-  const result = await measure(process.argv[3] as string, process.argv[4] as Output);
+  const result = await measure(process.argv[3] as string, process.argv[4] as Output, process.argv[5] as Heap);
   process.send?.(result);
 } else {
   await main();

@@ -1,9 +1,26 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { flagIsSet, missingServiceFlags, SERVICE_NODE_FLAGS } from './node-flags.ts';
+import { flagIsSet, missingServiceFlags, SERVICE_NODE_FLAGS, serviceNodeFlags } from './node-flags.ts';
 
 describe('service node flags', () => {
-  it('cap the young generation and turn off pretenuring', () => {
-    expect(SERVICE_NODE_FLAGS).toEqual(['--max-semi-space-size=32', '--no-allocation-site-pretenuring']);
+  it('cap the young generation, turn off pretenuring and, on V8 13, count Buffer memory in a global limit', () => {
+    expect(serviceNodeFlags('13.6.233.17-node.37')).toEqual([
+      '--max-semi-space-size=32',
+      '--no-allocation-site-pretenuring',
+      '--external-memory-accounted-in-global-limit',
+    ]);
+    // Another V8 may not know the flag (node would refuse to start): its default then.
+    expect(serviceNodeFlags('14.9.1')).toEqual([
+      '--max-semi-space-size=32',
+      '--no-allocation-site-pretenuring',
+    ]);
+    expect(SERVICE_NODE_FLAGS).toEqual(serviceNodeFlags(process.versions.v8));
+  });
+
+  it('are accepted by this node', () => {
+    const run = spawnSync(process.execPath, [...SERVICE_NODE_FLAGS, '-e', 'process.exit(7)']);
+    expect(run.stderr.toString()).toBe('');
+    expect(run.status).toBe(7);
   });
 
   it('count a boolean flag the operator set either way as set', () => {
@@ -22,9 +39,9 @@ describe('service node flags', () => {
     expect(flagIsSet(flag, ['--max-semi-space-size=8'], '')).toBe(true);
     expect(flagIsSet(flag, ['--max_semi_space_size=8'], '')).toBe(true);
     expect(flagIsSet(flag, [], '--expose-gc  --max-semi-space-size=64')).toBe(true);
-    expect(missingServiceFlags(['--max-semi-space-size=8'], '')).toEqual([
-      '--no-allocation-site-pretenuring',
-    ]);
+    expect(missingServiceFlags(['--max-semi-space-size=8'], '')).toEqual(
+      SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')),
+    );
   });
 
   it('do not count other options or values that merely contain the name', () => {
