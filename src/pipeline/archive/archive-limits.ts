@@ -35,11 +35,12 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
   // Far above any real log line or ECS document, far below V8's ~512 Mi character string limit.
   maxLineLength: 16 * MiB,
   maxReorderBytes: 64 * MiB,
-  // None: inflating again costs about 1.5-2 ms of CPU per MiB, but on Node 24's V8 every MiB kept
-  // counts towards the old generation's limit as external memory, so keeping 96 MiB made V8 run
-  // a full collection (mark-compact) for every few MiB inflated after it: 12-25 of them per
-  // million lines, as much CPU as the inflating they saved, and 70-90 MiB more peak RSS. Kept
-  // at 0, LEEF and ECS shipments ran as fast or faster (docs/performance.md).
+  // None: inflating again costs about 1.5-2 ms of CPU per MiB, and keeping a MiB costs a MiB. With
+  // pass 1's line positions kept instead (LineIndexes), keeping 96 MiB saved 0-5 % of a million
+  // epoch lines' CPU for 90 MiB more peak RSS under the service's V8 flags; without
+  // --external-memory-accounted-in-global-limit, every kept MiB counted towards the old
+  // generation's limit and the mark-compacts it caused cost as much as the inflating it saved
+  // (docs/performance.md).
   retainBytes: 0,
 });
 

@@ -12,9 +12,11 @@ export interface ByteLines {
   readonly starts: Int32Array;
   readonly ends: Int32Array;
   /**
-   * Offset in the entry of `buf[0]` when `buf` is a chunk as the reader gave it, -1 when the
-   * splitter assembled it (a line across chunks). Another pass over the same entry that gets a
-   * chunk of the same offset and length gets the same bytes, hence the same lines.
+   * Offset in the entry of `buf[0]` (a chunk as the reader gave it, or a line the splitter
+   * assembled across chunks). Another pass over the same entry that gets a buffer of the same
+   * offset and length gets the same bytes, split into the same lines: whether a line is pending
+   * before it depends only on the byte before it, and a chunk's segment and an assembled line
+   * never start at the same offset.
    */
   readonly offset: number;
   /** Every byte of `buf` is ASCII: a line reads the same as Latin-1, byte offsets are character offsets. */
@@ -61,8 +63,9 @@ export class ByteLineSplitter {
   #starts = new Int32Array(1024);
   #ends = new Int32Array(1024);
   #count = 0;
-  // Entry bytes pushed before the current chunk.
+  // Entry bytes pushed before the current chunk, and where the pending line starts.
   #consumed = 0;
+  #pendingOffset = 0;
 
   constructor(entry: string, maxLineBytes: number) {
     this.#entry = entry;
@@ -90,7 +93,7 @@ export class ByteLineSplitter {
       this.#checkLength(this.#pendingBytes + nl);
       this.#pending.push(buf.subarray(0, nl));
       const joined = this.#takePending(this.#pendingBytes + nl);
-      const one = this.#single(joined);
+      const one = this.#single(joined, this.#pendingOffset);
       if (one !== null) {
         segments.push(one);
         count++;
@@ -109,6 +112,7 @@ export class ByteLineSplitter {
       this.#checkLength(buf.length - start);
       this.#pending.push(start === 0 ? buf : buf.subarray(start));
       this.#pendingBytes = buf.length - start;
+      this.#pendingOffset = offset + start;
     }
     if (this.#count > 0) {
       segments.push(this.#segment(buf, offset));
@@ -120,7 +124,7 @@ export class ByteLineSplitter {
   /** Flushes a last line that had no LF. */
   end(): ByteLineBatch {
     if (this.#pendingBytes === 0) return NONE;
-    const one = this.#single(this.#takePending(this.#pendingBytes));
+    const one = this.#single(this.#takePending(this.#pendingBytes), this.#pendingOffset);
     return one === null ? NONE : { segments: [one], count: 1 };
   }
 
@@ -131,10 +135,10 @@ export class ByteLineSplitter {
     return joined;
   }
 
-  #single(line: Buffer): ByteLines | null {
+  #single(line: Buffer, offset: number): ByteLines | null {
     this.#count = 0;
     this.#emit(line, 0, line.length);
-    return this.#count === 0 ? null : this.#segment(line, -1);
+    return this.#count === 0 ? null : this.#segment(line, offset);
   }
 
   /** The lines collected for `buf` as a segment: both ranges in one new array. */

@@ -281,7 +281,7 @@ function firstPass(segment: ByteLines, texts: readonly string[]) {
   const ctx = createRebaseContext(NOW);
   const reader = new LeefLineReader();
   const indexes = new LineIndexes();
-  const index = indexes.create(segment);
+  const index = indexes.create(segment, '');
   for (let k = 0; k < texts.length; k++) {
     const want = readEventTime(texts[k] as string, reference);
     if (isAsciiLine(segment, k)) {
@@ -470,7 +470,7 @@ describe('LeefFrameWriter on cases the property test shrank to', () => {
     const ctx = createRebaseContext(NOW);
     const reader = new LeefLineReader();
     const indexes = new LineIndexes();
-    const index = indexes.create(segment);
+    const index = indexes.create(segment, '');
     for (let k = 0; k < lines.length; k++) {
       reader.eventTime(segment.buf, segment.starts[k] as number, segment.ends[k] as number, ctx, index, k);
     }

@@ -36,15 +36,14 @@ import type { RebaseContext } from './leef-rebase.ts';
  * never times: pass 2 reads year-less values against another reference. Four numbers (16 bytes)
  * per line; pass 2 then neither scans the LEEF header nor searches devTime.
  *
- * A chunk the archive reader gave is known by its entry and offset (ByteLines.offset): pass 2
- * inflates the same bytes again, or replays the very chunk pass 1 kept, and a chunk of the same
- * offset and length holds the same lines. Such findings are kept up to `maxBytes` in all (1 MiB
- * covers about 65,000 lines); a line assembled from two chunks is known by its buffer only, as
- * long as that buffer lives.
+ * Lines are known by their entry and offset (ByteLines.offset): pass 2 inflates the same bytes
+ * again, or replays the very chunk pass 1 kept, and a buffer of the same offset and length holds
+ * the same lines; the line count, the first line's start, the last line's end and the length are
+ * checked too. Findings are kept up to `maxBytes` in all (1 MiB covers about 65,000 lines);
+ * beyond, pass 1 records nothing and pass 2 reads those lines afresh.
  */
 export class LineIndexes {
-  readonly #byChunk = new Map<string, Int32Array>();
-  readonly #byBuffer = new WeakMap<Buffer, Int32Array>();
+  readonly #byOffset = new Map<string, Int32Array>();
   readonly #maxBytes: number;
   #bytes = 0;
 
@@ -52,44 +51,47 @@ export class LineIndexes {
     this.#maxBytes = maxBytes;
   }
 
-  /** A new index for `lines` of the entry known as `entry` (filled by LeefLineReader.eventTime). */
-  create(lines: ByteLines, entry = ''): Int32Array {
+  /**
+   * A new index for `lines` of the entry known as `entry` (lineIndexKey; filled by
+   * LeefLineReader.eventTime), or null once the budget is spent.
+   */
+  create(lines: ByteLines, entry: string): Int32Array | null {
     const count = lines.starts.length;
+    const size = INDEX_HEADER + INDEX_STRIDE * count;
+    if (this.#bytes + 4 * size > this.#maxBytes) return null;
     // -1 everywhere: a line pass 1 did not record (not ASCII) is read again in pass 2.
-    const index = new Int32Array(INDEX_HEADER + INDEX_STRIDE * count).fill(-1);
+    const index = new Int32Array(size).fill(-1);
     index[0] = count;
     index[1] = count > 0 ? (lines.starts[0] as number) : -1;
-    index[2] = lines.buf.length;
-    if (lines.offset < 0) this.#byBuffer.set(lines.buf, index);
-    else if (this.#bytes + index.byteLength <= this.#maxBytes) {
-      this.#byChunk.set(chunkKey(entry, lines.offset), index);
-      this.#bytes += index.byteLength;
-    }
+    index[2] = count > 0 ? (lines.ends[count - 1] as number) : -1;
+    index[3] = lines.buf.length;
+    this.#byOffset.set(indexKey(entry, lines.offset), index);
+    this.#bytes += index.byteLength;
     return index;
   }
 
   /** The index made for the same lines of the same entry, or null. */
-  find(lines: ByteLines, entry = ''): Int32Array | null {
-    const index =
-      lines.offset < 0 ? this.#byBuffer.get(lines.buf) : this.#byChunk.get(chunkKey(entry, lines.offset));
+  find(lines: ByteLines, entry: string): Int32Array | null {
+    const index = this.#byOffset.get(indexKey(entry, lines.offset));
     if (index === undefined) return null;
     const count = lines.starts.length;
     return index[0] === count &&
       index[1] === (count > 0 ? lines.starts[0] : -1) &&
-      index[2] === lines.buf.length
+      index[2] === (count > 0 ? lines.ends[count - 1] : -1) &&
+      index[3] === lines.buf.length
       ? index
       : null;
   }
 }
 
 /**
- * LineIndexes' default budget: two million lines (16 bytes each). Positions for a million lines
- * took the main thread's pass 2 from 0.79 to 0.71 s (docs/performance.md); memory beyond that
- * budget would grow with the archive, up to 4 GiB of it.
+ * LineIndexes' default budget: two million lines (16 bytes each). Positions for every chunk of a
+ * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance.md); memory
+ * beyond that budget would grow with the archive, up to 4 GiB of it.
  */
 export const DEFAULT_INDEX_BYTES = 32 * 1024 * 1024;
 
-function chunkKey(entry: string, offset: number): string {
+function indexKey(entry: string, offset: number): string {
   return `${offset}:${entry}`;
 }
 
@@ -97,7 +99,7 @@ const DEV_TIME = Buffer.from('devTime=', 'latin1');
 const DEV_TIME_FORMAT = Buffer.from('devTimeFormat=', 'latin1');
 // A delimiter among these bytes can split `devTime=` itself: devTime() then searches the whole line.
 const DEV_TIME_BYTES = new Set(DEV_TIME);
-const INDEX_HEADER = 3;
+const INDEX_HEADER = 4;
 const INDEX_STRIDE = 4;
 const KIND_EPOCH = 1;
 const KIND_OTHER = 2;

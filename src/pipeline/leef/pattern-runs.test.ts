@@ -129,7 +129,7 @@ function checkRun(r: Run): { reads: number; lines: number; changes: number } {
   const reference = createRebaseContext(NOW);
   const ctx = createRebaseContext(NOW);
   const indexes = new LineIndexes();
-  const index = indexes.create(segment);
+  const index = indexes.create(segment, '');
   const pass1 = new LeefLineReader();
   for (let k = 0; k < lines.length; k++) {
     expect(isAsciiLine(segment, k)).toBe(true);
