@@ -35,13 +35,17 @@ export interface ByteLineBatch {
  * leading byte order mark dropped, empty and blank lines skipped, the same length cap and error),
  * as byte ranges of the chunks they came in. A line split across chunks is copied into a buffer of
  * its own; every other line stays where the inflater put it. Holds at most one line plus one chunk.
+ *
+ * With `memo` (SplitMemo.entry), a chunk an earlier pass over the same entry split is not searched
+ * again: its line ranges are taken from the memo; chunks it does not hold are split and recorded.
  */
 export async function* splitByteLines(
   chunks: AsyncIterable<Uint8Array>,
   entry: string,
   maxLineBytes: number,
+  memo: EntrySplits | null = null,
 ): AsyncGenerator<ByteLineBatch> {
-  const splitter = new ByteLineSplitter(entry, maxLineBytes);
+  const splitter = new ByteLineSplitter(entry, maxLineBytes, memo);
   for await (const chunk of chunks) {
     const batch = splitter.push(chunk);
     if (batch.count > 0) yield batch;
@@ -56,7 +60,7 @@ const NONE: ByteLineBatch = Object.freeze({ segments: Object.freeze([]), count: 
 export class ByteLineSplitter {
   readonly #entry: string;
   readonly #maxLineBytes: number;
-  #pending: Buffer[] = [];
+  readonly #pending: Buffer[] = [];
   #pendingBytes = 0;
   #lineNumber = 0;
   // Line ranges of the chunk being split, copied out to one exact-size array per chunk.
@@ -67,9 +71,12 @@ export class ByteLineSplitter {
   #consumed = 0;
   #pendingOffset = 0;
 
-  constructor(entry: string, maxLineBytes: number) {
+  readonly #memo: EntrySplits | null;
+
+  constructor(entry: string, maxLineBytes: number, memo: EntrySplits | null = null) {
     this.#entry = entry;
     this.#maxLineBytes = maxLineBytes;
+    this.#memo = memo;
   }
 
   /** Feeds bytes; a line is complete once its LF has been seen. */
@@ -79,17 +86,23 @@ export class ByteLineSplitter {
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const offset = this.#consumed;
     this.#consumed += buf.length;
+    const pendingBefore = this.#pendingBytes > 0;
+    if (this.#memo !== null) {
+      const known = this.#memo.find(offset, buf, pendingBefore);
+      if (known !== null) return this.#replay(buf, offset, known);
+    }
     let nl = buf.indexOf(0x0a);
-    if (nl < 0 && this.#pendingBytes > 0) {
+    if (nl < 0 && pendingBefore) {
       this.#checkLength(this.#pendingBytes + buf.length);
       this.#pending.push(buf);
       this.#pendingBytes += buf.length;
       return NONE;
     }
+    const firstNl = nl;
     const segments: ByteLines[] = [];
     let count = 0;
     let start = 0;
-    if (this.#pendingBytes > 0) {
+    if (pendingBefore) {
       this.#checkLength(this.#pendingBytes + nl);
       this.#pending.push(buf.subarray(0, nl));
       const joined = this.#takePending(this.#pendingBytes + nl);
@@ -101,6 +114,7 @@ export class ByteLineSplitter {
       start = nl + 1;
       nl = buf.indexOf(0x0a, start);
     }
+    const lineNumberBefore = this.#lineNumber;
     this.#count = 0;
     while (nl !== -1) {
       this.#checkLength(nl - start);
@@ -108,15 +122,61 @@ export class ByteLineSplitter {
       start = nl + 1;
       nl = buf.indexOf(0x0a, start);
     }
-    if (start < buf.length) {
+    const tail = start < buf.length ? start : -1;
+    if (tail >= 0) {
       this.#checkLength(buf.length - start);
       this.#pending.push(start === 0 ? buf : buf.subarray(start));
       this.#pendingBytes = buf.length - start;
       this.#pendingOffset = offset + start;
     }
-    if (this.#count > 0) {
-      segments.push(this.#segment(buf, offset));
+    const own = this.#count > 0 ? this.#segment(buf, offset) : null;
+    if (own !== null) {
+      segments.push(own);
       count += this.#count;
+    }
+    if (this.#memo !== null && firstNl >= 0) {
+      this.#memo.keep(offset, {
+        length: buf.length,
+        pendingBefore,
+        firstNl,
+        // Ranges only: the memo must not hold the chunk's bytes.
+        own: own === null ? null : { starts: own.starts, ends: own.ends, ascii: own.ascii },
+        tail,
+        lineNumbers: this.#lineNumber - lineNumberBefore,
+      });
+    }
+    return count === 0 ? NONE : { segments, count };
+  }
+
+  /**
+   * push() for a chunk an earlier pass split (the same bytes at the same offset of the entry, with
+   * a line pending before it just as then): the line it completes is assembled, its own lines are
+   * the recorded ranges, and its tail is left pending. Lengths were checked by that pass.
+   */
+  #replay(buf: Buffer, offset: number, known: ChunkSplit): ByteLineBatch {
+    const segments: ByteLines[] = [];
+    let count = 0;
+    if (known.pendingBefore) {
+      const nl = known.firstNl;
+      this.#pending.push(buf.subarray(0, nl));
+      const one = this.#single(this.#takePending(this.#pendingBytes + nl), this.#pendingOffset);
+      if (one !== null) {
+        segments.push(one);
+        count++;
+      }
+    }
+    this.#lineNumber += known.lineNumbers;
+    const tail = known.tail;
+    if (tail >= 0) {
+      this.#pending.push(tail === 0 ? buf : buf.subarray(tail));
+      this.#pendingBytes = buf.length - tail;
+      this.#pendingOffset = offset + tail;
+    }
+    const own = known.own;
+    if (own !== null) {
+      // The recorded ranges over this pass's buffer (the same bytes, another Buffer).
+      segments.push({ buf, starts: own.starts, ends: own.ends, offset, ascii: own.ascii });
+      count += own.starts.length;
     }
     return count === 0 ? NONE : { segments, count };
   }
@@ -130,7 +190,9 @@ export class ByteLineSplitter {
 
   #takePending(length: number): Buffer {
     const joined = Buffer.concat(this.#pending, length);
-    this.#pending = [];
+    // Emptied, not replaced: a new [] has another elements kind, and optimized push() deopted on
+    // it once per chunk.
+    this.#pending.length = 0;
     this.#pendingBytes = 0;
     return joined;
   }
@@ -196,6 +258,79 @@ export class ByteLineSplitter {
     }
   }
 }
+
+/** How one chunk was split: what a later pass over the same bytes needs to skip the search. */
+export interface ChunkSplit {
+  /** The chunk's length. */
+  readonly length: number;
+  /** A line from earlier chunks was pending when it came (and ends at firstNl). */
+  readonly pendingBefore: boolean;
+  /** Offset of its first LF (chunks without one are not recorded). */
+  readonly firstNl: number;
+  /** Its own lines (the ranges of the segment push returned for it), or null when none. */
+  readonly own: { readonly starts: Int32Array; readonly ends: Int32Array; readonly ascii: boolean } | null;
+  /** Where the bytes it left pending start, or -1. */
+  readonly tail: number;
+  /** LFs after firstNl (or from its start), blank lines included: the line numbers it used. */
+  readonly lineNumbers: number;
+}
+
+/** The splits of one entry in a SplitMemo. */
+export interface EntrySplits {
+  /** The split recorded for this chunk (same offset, length and pending state), or null. */
+  find(offset: number, buf: Buffer, pendingBefore: boolean): ChunkSplit | null;
+  /** Records a chunk's split while the memo's budget lasts. */
+  keep(offset: number, split: ChunkSplit): void;
+}
+
+/**
+ * The line ranges pass 1 found in each chunk, so that pass 2 — which inflates the very same bytes
+ * again, chunk for chunk — does not search them for LFs a second time (a search per line,
+ * ≈ 40 ms of the main thread per million lines). Chunks are known by entry and offset, checked by
+ * length, the pending state and where their first LF and last line end fall. Ranges are kept up
+ * to `maxBytes` (8 bytes a line); chunks beyond are split afresh.
+ */
+export class SplitMemo {
+  readonly #chunks = new Map<string, ChunkSplit>();
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxBytes = DEFAULT_SPLIT_MEMO_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The splits of the entry known as `entry` (unique within the memo, like LineIndexes' keys). */
+  entry(entry: string): EntrySplits {
+    return {
+      find: (offset, buf, pendingBefore) => {
+        const known = this.#chunks.get(`${offset}:${entry}`);
+        if (known === undefined || known.length !== buf.length || known.pendingBefore !== pendingBefore) {
+          return null;
+        }
+        // The bytes are the same by construction (the same compressed data inflated again); these
+        // checks catch a caller that breaks that, at the cost of two reads.
+        if (buf[known.firstNl] !== 0x0a) return null;
+        const own = known.own;
+        if (own !== null) {
+          const end = own.ends[own.ends.length - 1] as number;
+          if (buf[end] !== 0x0a && buf[end] !== 0x0d) return null;
+        }
+        return known;
+      },
+      keep: (offset, split) => {
+        const size = SPLIT_OVERHEAD + (split.own === null ? 0 : 8 * split.own.starts.length);
+        if (this.#bytes + size > this.#maxBytes) return;
+        this.#bytes += size;
+        this.#chunks.set(`${offset}:${entry}`, split);
+      },
+    };
+  }
+}
+
+/** SplitMemo's default budget: two million lines. */
+export const DEFAULT_SPLIT_MEMO_BYTES = 16 * 1024 * 1024;
+// A record, its key and map slot, counted against the budget with the ranges.
+const SPLIT_OVERHEAD = 200;
 
 /** Line `k` of `lines` decoded as the string splitter would give it (UTF-8, U+FFFD for invalid bytes). */
 export function lineText(lines: ByteLines, k: number): string {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../archive/archive-entry.ts';
 import { type ArchiveLimits, resolveArchiveLimits } from '../archive/archive-limits.ts';
-import { splitByteLines } from '../archive/byte-lines.ts';
+import { SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { quoteName, selectForFormat } from '../archive/entry-path.ts';
 import { type ArchiveKind, type OpenedArchive, openArchive } from '../archive/open-archive.ts';
 import { createRetainBudget } from '../archive/retain-budget.ts';
@@ -51,6 +51,8 @@ export interface PreparedShipment {
   readonly leef: RebaseContext | null;
   /** @internal what pass 1 found about LEEF lines, for pass 2 (see LineIndexes) */
   readonly lineIndexes: LineIndexes;
+  /** @internal where pass 1 found the lines of each chunk, for later passes (see SplitMemo) */
+  readonly splits: SplitMemo;
   /** @internal */
   readonly ecsReaders: readonly EcsTwoPassReader[];
 }
@@ -73,6 +75,8 @@ export async function prepareShipment(
     limits?: Partial<ArchiveLimits>;
     /** Memory for pass 1's line positions (LineIndexes; default DEFAULT_INDEX_BYTES). */
     indexBytes?: number;
+    /** Memory for pass 1's line ranges (SplitMemo; default DEFAULT_SPLIT_MEMO_BYTES). */
+    splitBytes?: number;
   },
 ): Promise<PreparedShipment> {
   const { format, now } = options;
@@ -92,6 +96,7 @@ export async function prepareShipment(
   const leef = format === 'leef' ? createRebaseContext(now) : null;
   const reader = new LeefLineReader();
   const lineIndexes = new LineIndexes(options.indexBytes);
+  const splits = new SplitMemo(options.splitBytes);
   const ecsReaders = archives.map(() => new EcsTwoPassReader());
   const eventsPerSource: number[] = [];
   let latestEcs: number | null = null;
@@ -118,7 +123,7 @@ export async function prepareShipment(
         }
         if (leef) {
           const yearlessBefore = leef.yearless;
-          count += await readLeefTimes(entry, leef, reader, lineIndexes, lineIndexKey(i, entry.path));
+          count += await readLeefTimes(entry, leef, reader, lineIndexes, splits, lineIndexKey(i, entry.path));
           if (leef.yearless > yearlessBefore) (yearlessEntries[i] as Set<string>).add(entry.path);
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
@@ -162,7 +167,8 @@ export async function prepareShipment(
       if (wanted.size === 0) continue;
       try {
         for await (const entry of archive.entries()) {
-          if (wanted.has(entry.path)) await readLeefTimes(entry, again, secondReader, null);
+          if (wanted.has(entry.path))
+            await readLeefTimes(entry, again, secondReader, null, splits, lineIndexKey(i, entry.path));
         }
       } catch (err) {
         throw withArchiveLabel(err, (sources[i] as ShipmentSource).label, sources.length > 1);
@@ -182,28 +188,32 @@ export async function prepareShipment(
     archives,
     leef,
     lineIndexes,
+    splits,
     ecsReaders,
   };
 }
 
-/** How pass 1 and pass 2 name entry `path` of source `source` to LineIndexes. */
+/** How pass 1 and pass 2 name entry `path` of source `source` to LineIndexes and SplitMemo. */
 export function lineIndexKey(source: number, path: string): string {
   return `${source}/${path}`;
 }
 
 /**
  * Reads the event time of every line of a LEEF entry into `ctx` (pass 1), recording what pass 2
- * can reuse in `indexes` when given; returns the entry's line count.
+ * can reuse in `indexes` when given and the entry's line ranges in `splits` (entry `key`, as
+ * lineIndexKey names it); returns the entry's line count.
  */
 async function readLeefTimes(
   entry: ArchiveEntry,
   ctx: RebaseContext,
   reader: LeefLineReader,
   indexes: LineIndexes | null,
-  key = '',
+  splits: SplitMemo,
+  key: string,
 ): Promise<number> {
   let count = 0;
-  for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+  const memo = splits.entry(key);
+  for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength, memo)) {
     for (const lines of batch.segments) {
       const { buf, starts, ends } = lines;
       const index = indexes === null ? null : indexes.create(lines, key);

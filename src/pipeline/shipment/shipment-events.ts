@@ -53,7 +53,8 @@ export async function* shipmentEvents(
     };
     for await (const entry of archive.entries()) {
       const key = lineIndexKey(sourceIndex, entry.path);
-      for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+      const splits = shipment.splits.entry(key);
+      for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength, splits)) {
         const { segments, count } = batch;
         if (output.kind === 'leef') {
           const lines: LeefLines = {
