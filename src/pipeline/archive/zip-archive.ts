@@ -10,6 +10,13 @@ import { checkEntryName, type EntrySelect, structuralSkipReason } from './entry-
 import { createRetainBudget, type RetainBudget } from './retain-budget.ts';
 
 /**
+ * Size of the chunks a zip entry is inflated in (stored entries are cut alike). 512 KiB rather
+ * than 256: half the stream callbacks, 1-6 % less CPU for a million LEEF lines in two sittings,
+ * for 3-18 MiB more peak RSS.
+ */
+export const INFLATE_CHUNK_BYTES = 512 * 1024;
+
+/**
  * Reads a `.zip` held in memory with yauzl (central directory first, one entry at a time).
  * Every check that can be made before inflating is made before the first entry is yielded: entry
  * count, names, links, encryption, duplicates, overlapping entries and the declared sizes against
@@ -199,9 +206,10 @@ function checkOverlaps(spans: DataSpan[], centralDirectoryOffset: number): void 
 }
 
 // yauzl's own read stream inflates in 16 KiB chunks through three stream stages; inflating the
-// already located data ourselves in 256 KiB chunks is several times faster. It enforces what
-// validateEntrySizes would: exactly the declared size, which the caps were checked against.
-const CHUNK = 256 * 1024;
+// already located data ourselves in INFLATE_CHUNK_BYTES chunks is several times faster. It
+// enforces what validateEntrySizes would: exactly the declared size, which the caps were checked
+// against.
+const CHUNK = INFLATE_CHUNK_BYTES;
 
 async function* inflateEntry(
   input: Buffer,

@@ -12,8 +12,9 @@ import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { leefLine, mutatedLine, noisyLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
 import { encoderCapture } from '../../../test/helpers/encoder-capture.ts';
 import type { Framing, HeaderMode, SyslogFormat } from '../../destinations/destination-types.ts';
-import { lineText, splitByteLines } from '../archive/byte-lines.ts';
+import { type ByteLineBatch, lineText, SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { splitLines } from '../archive/split-lines.ts';
+import { INFLATE_CHUNK_BYTES } from '../archive/zip-archive.ts';
 import type { OutboundBatch, OutboundEvent } from '../drivers/driver.ts';
 import { createSyslogEncoding, type SyslogEncoderSettings } from '../drivers/syslog-tcp/syslog-encode.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
@@ -556,7 +557,7 @@ describe('LEEF shipments on the byte path', () => {
   });
 
   it('give them for an entry larger than one inflated chunk, whose lines straddle chunks', async () => {
-    // 256 KiB chunks (zip-archive.ts): the repeated lines cross a chunk boundary somewhere, and a
+    // INFLATE_CHUNK_BYTES chunks: the repeated lines cross a chunk boundary somewhere, and a
     // small retain budget makes pass 2 inflate the head again and replay the kept tail.
     const big = fc
       .record({
@@ -569,7 +570,7 @@ describe('LEEF shipments on the byte path', () => {
         const block = rest.map(([e, l]) => e + l).join('');
         return { first, block, skew, method };
       });
-    /** The entry: the first line, spaces to move the chunk boundary, the block repeated past 300 KiB. */
+    /** The entry: the first line, spaces to move the chunk boundary, the block repeated past 1.2 chunks. */
     const bigEntry = ({
       first,
       block,
@@ -581,7 +582,7 @@ describe('LEEF shipments on the byte path', () => {
       skew: number;
       method: number;
     }) => {
-      const repeats = Math.ceil((300 * 1024) / Math.max(1, Buffer.byteLength(block)));
+      const repeats = Math.ceil((1.2 * INFLATE_CHUNK_BYTES) / Math.max(1, Buffer.byteLength(block)));
       const text = `${first}${' '.repeat(skew)}${block.repeat(repeats)}\n`;
       return [[{ name: 'big.log', text, bom: false, invalid: false, method }]];
     };
@@ -648,6 +649,112 @@ describe('splitting chunks into lines as bytes', () => {
     );
   });
 });
+
+describe('splitting chunks again from a SplitMemo', () => {
+  it('gives the lines, offsets and line numbers of a fresh split, with the same cuts or others', async () => {
+    const content = fc
+      .record({
+        lines: fc.array(fc.tuple(fc.oneof(anyLine, fc.constant('\ufeffLEEF:1.0|V|P|1|E|a=1')), eol), {
+          maxLength: 12,
+        }),
+        bom: fc.integer({ min: 0, max: 4 }),
+        tail: fc.constantFrom('', 'LEEF:1.0|V|P|1|E|a=1', '\r', ' \t', 'é'),
+      })
+      .map(({ lines, bom, tail }) => {
+        const data = Buffer.from(lines.map(([l, e]) => l + e).join('') + tail, 'utf8');
+        return bom === 0 ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), data]) : data;
+      });
+    const cuts = fc.array(fc.nat(), { maxLength: 8 });
+    await fc.assert(
+      fc.asyncProperty(
+        content,
+        cuts,
+        cuts,
+        fc.constantFrom(1 << 20, 40),
+        async (data, first, second, maxLine) => {
+          const chunksAt = (points: number[]) => {
+            const at = [...new Set(points.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+            // Copies: a later pass inflates the same bytes into other buffers.
+            return [...at, data.length].map((end, i) =>
+              Buffer.from(data.subarray(i === 0 ? 0 : at[i - 1], end)),
+            );
+          };
+          const read = async (chunks: Buffer[], memo: SplitMemo | null) =>
+            collect(async () => {
+              const out: string[] = [];
+              async function* stream() {
+                yield* chunks;
+              }
+              const splits = memo === null ? null : memo.entry('0/a.log');
+              for await (const batch of splitByteLines(stream(), 'a.log', maxLine, splits))
+                out.push(...describeBatch(batch));
+              return out;
+            });
+          const memo = new SplitMemo();
+          const fresh = await read(chunksAt(first), null);
+          // Pass 1 records, pass 2 replays over other buffers; then a pass cut elsewhere, which finds
+          // only the chunks that happen to match.
+          expect(await read(chunksAt(first), memo)).toEqual(fresh);
+          const finds = countFinds(memo);
+          expect(await read(chunksAt(first), memo)).toEqual(fresh);
+          if ('ok' in fresh && fresh.ok.length > 0 && data.includes(0x0a))
+            expect(finds.hits).toBeGreaterThan(0);
+          expect(await read(chunksAt(second), memo)).toEqual(await read(chunksAt(second), null));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('splits chunks past its budget afresh', async () => {
+    const data = Buffer.from('LEEF:1.0|V|P|1|E|a=1\n'.repeat(40));
+    const chunks = [data.subarray(0, 300), data.subarray(300, 600), data.subarray(600)];
+    async function* stream() {
+      yield* chunks.map((c) => Buffer.from(c));
+    }
+    const memo = new SplitMemo(300);
+    const lines = async () => {
+      let n = 0;
+      for await (const batch of splitByteLines(stream(), 'a.log', 1 << 20, memo.entry('0/a.log')))
+        n += batch.count;
+      return n;
+    };
+    expect(await lines()).toBe(40);
+    const finds = countFinds(memo);
+    expect(await lines()).toBe(40);
+    // One chunk's record (overhead and ranges) fits in 300 bytes; the others were not kept.
+    expect(finds.hits).toBe(1);
+  });
+});
+
+/** Each line of a batch with its segment's entry offset and ASCII flag. */
+function describeBatch(batch: ByteLineBatch): string[] {
+  const out: string[] = [];
+  for (const segment of batch.segments) {
+    for (let k = 0; k < segment.starts.length; k++) {
+      out.push(`${segment.offset}+${segment.starts[k]}${segment.ascii ? 'a' : 'u'} ${lineText(segment, k)}`);
+    }
+  }
+  return out;
+}
+
+/** Counts the records a memo hands out from now on. */
+function countFinds(memo: SplitMemo): { hits: number } {
+  const counts = { hits: 0 };
+  const entry = memo.entry.bind(memo);
+  memo.entry = (key) => {
+    const splits = entry(key);
+    return {
+      keep: splits.keep,
+      find: (offset, buf, pending) => {
+        const found = splits.find(offset, buf, pending);
+        if (found !== null) counts.hits++;
+        return found;
+      },
+    };
+  };
+  return counts;
+}
 
 /** The value of `run`, or the message it threw. */
 async function collect(run: () => Promise<string[]>): Promise<{ ok: string[] } | { error: string }> {
