@@ -112,7 +112,8 @@ async function main(): Promise<void> {
           for (let run = 0; run < runs; run++) {
             const child = fork(fileURLToPath(import.meta.url), ['measure', file, output, heap], {
               stdio: 'inherit',
-              execArgv: process.execArgv,
+              // service and steady collect garbage before the timed shipment (startService, measure).
+              execArgv: heap === 'bare' ? process.execArgv : [...process.execArgv, '--expose-gc'],
             });
             const [r] = (await once(child, 'message')) as [Result];
             await once(child, 'exit');
