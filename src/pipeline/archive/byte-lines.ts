@@ -89,7 +89,9 @@ export class ByteLineSplitter {
     const pendingBefore = this.#pendingBytes > 0;
     if (this.#memo !== null) {
       const known = this.#memo.find(offset, buf, pendingBefore);
-      if (known !== null) return this.#replay(buf, offset, known);
+      // Lengths were checked against the recording pass's cap: replay only under the same one.
+      if (known !== null && known.maxLineBytes === this.#maxLineBytes)
+        return this.#replay(buf, offset, known);
     }
     let nl = buf.indexOf(0x0a);
     if (nl < 0 && pendingBefore) {
@@ -137,6 +139,7 @@ export class ByteLineSplitter {
     if (this.#memo !== null && firstNl >= 0) {
       this.#memo.keep(offset, {
         length: buf.length,
+        maxLineBytes: this.#maxLineBytes,
         pendingBefore,
         firstNl,
         // Ranges only: the memo must not hold the chunk's bytes.
@@ -263,6 +266,8 @@ export class ByteLineSplitter {
 export interface ChunkSplit {
   /** The chunk's length. */
   readonly length: number;
+  /** The line length cap it was split (and checked) under. */
+  readonly maxLineBytes: number;
   /** A line from earlier chunks was pending when it came (and ends at firstNl). */
   readonly pendingBefore: boolean;
   /** Offset of its first LF (chunks without one are not recorded). */
@@ -279,7 +284,7 @@ export interface ChunkSplit {
 export interface EntrySplits {
   /** The split recorded for this chunk (same offset, length and pending state), or null. */
   find(offset: number, buf: Buffer, pendingBefore: boolean): ChunkSplit | null;
-  /** Records a chunk's split while the memo's budget lasts. */
+  /** Records a chunk's split while the memo's budget lasts (a chunk already recorded is kept as it is). */
   keep(offset: number, split: ChunkSplit): void;
 }
 
@@ -287,13 +292,15 @@ export interface EntrySplits {
  * The line ranges pass 1 found in each chunk, so that pass 2 — which inflates the very same bytes
  * again, chunk for chunk — does not search them for LFs a second time (a search per line,
  * ≈ 40 ms of the main thread per million lines). Chunks are known by entry and offset, checked by
- * length, the pending state and where their first LF and last line end fall. Ranges are kept up
- * to `maxBytes` (8 bytes a line); chunks beyond are split afresh.
+ * length, the pending state, the line length cap and where their first LF and last line end fall.
+ * Ranges are kept up to `maxBytes` (8 bytes a line); from the first chunk that does not fit,
+ * nothing more is kept and later chunks are split afresh.
  */
 export class SplitMemo {
   readonly #chunks = new Map<string, ChunkSplit>();
   readonly #maxBytes: number;
   #bytes = 0;
+  #full = false;
 
   constructor(maxBytes = DEFAULT_SPLIT_MEMO_BYTES) {
     this.#maxBytes = maxBytes;
@@ -318,10 +325,17 @@ export class SplitMemo {
         return known;
       },
       keep: (offset, split) => {
+        const key = `${offset}:${entry}`;
+        // A later pass records what the first could not (a chunk cut short by a kept tail), and
+        // concurrent passes the same: the first record stays and is counted once.
+        if (this.#full || this.#chunks.has(key)) return;
         const size = SPLIT_OVERHEAD + (split.own === null ? 0 : 8 * split.own.starts.length);
-        if (this.#bytes + size > this.#maxBytes) return;
+        if (this.#bytes + size > this.#maxBytes) {
+          this.#full = true;
+          return;
+        }
         this.#bytes += size;
-        this.#chunks.set(`${offset}:${entry}`, split);
+        this.#chunks.set(key, split);
       },
     };
   }

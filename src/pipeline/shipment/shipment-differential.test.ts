@@ -712,7 +712,7 @@ describe('splitting chunks again from a SplitMemo', () => {
     async function* stream() {
       yield* chunks.map((c) => Buffer.from(c));
     }
-    const memo = new SplitMemo(300);
+    const memo = new SplitMemo(320);
     const lines = async () => {
       let n = 0;
       for await (const batch of splitByteLines(stream(), 'a.log', 1 << 20, memo.entry('0/a.log')))
@@ -722,8 +722,28 @@ describe('splitting chunks again from a SplitMemo', () => {
     expect(await lines()).toBe(40);
     const finds = countFinds(memo);
     expect(await lines()).toBe(40);
-    // One chunk's record (overhead and ranges) fits in 300 bytes; the others were not kept.
+    // The first chunk's record (overhead and 14 lines' ranges) fits in 320 bytes; the second does
+    // not, and from there the memo keeps nothing.
     expect(finds.hits).toBe(1);
+  });
+});
+
+describe('a SplitMemo and the line length cap', () => {
+  it('does not replay chunks recorded under another cap: a line too long for this one is refused', async () => {
+    const data = Buffer.from(`short\n${'x'.repeat(100)}\nshort\n`);
+    async function* stream() {
+      yield Buffer.from(data);
+    }
+    const memo = new SplitMemo();
+    const count = async (cap: number) => {
+      let n = 0;
+      for await (const batch of splitByteLines(stream(), 'a.log', cap, memo.entry('0/a.log')))
+        n += batch.count;
+      return n;
+    };
+    expect(await count(1 << 20)).toBe(3);
+    await expect(count(50)).rejects.toThrow('line 2 of archive entry "a.log" is longer than 50 bytes');
+    expect(await count(1 << 20)).toBe(3);
   });
 });
 
