@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { flagIsSet, missingServiceFlags, SERVICE_NODE_FLAGS, serviceNodeFlags } from './node-flags.ts';
 
 describe('service node flags', () => {
-  it('cap the young generation, turn off pretenuring and, on V8 13, count Buffer memory in a global limit', () => {
+  it('cap the young generation, turn off pretenuring and, on V8 13, count Buffer memory in a global limit with a fixed growing factor', () => {
     expect(serviceNodeFlags('13.6.233.17-node.37')).toEqual([
       '--max-semi-space-size=32',
       '--no-allocation-site-pretenuring',
       '--external-memory-accounted-in-global-limit',
+      '--heap-growing-percent=200',
     ]);
     // Another V8 may not know the flag (node would refuse to start): its default then.
     expect(serviceNodeFlags('14.9.1')).toEqual([

@@ -20,13 +20,26 @@
 // that). A shipment allocates hundreds of MiB of Buffers (inflated chunks, frames), so V8 kept
 // starting mark-compacts: 12-30 per million LEEF lines, each marking the whole heap. In a process
 // holding a service-sized heap (≈ 40 MiB live, as `serve` holds after start) that doubled the
-// shipment's CPU (2.6-2.8 s against 1.3-1.7 s with the flag, two mark-compacts). Other V8 lines
-// are not measured and keep their defaults.
+// shipment's CPU (2.6-2.8 s against 1.3-1.7 s with the flag, two mark-compacts).
+//
+// --heap-growing-percent=200 (V8 13 only): after a collection that shrinks the heap — V8's memory
+// reducer, about 15 s after a burst of work, or gc() — V8 sets the next limit at 1.1 times the
+// live heap, and the Buffers a shipment allocates (zlib's output, frames; external memory, which
+// the allocation rate V8 sizes limits by does not count) then start a mark-compact every 15-30 ms:
+// 30-40 per million LEEF lines, 0.1-0.4 s of CPU. A fixed factor of 3 (V8's own factor runs from
+// 1.1 to 4) left 2: the second shipment after a full collection took 0.76 s instead of 1.16 s
+// (syslog output, median of 4), one after 12 s idle beside the service 0.74-0.89 s against
+// 0.78-1.17 s. Bare first shipments and LEEF to ECS conversion did not move, the noise benchmark
+// stayed within its spread (231,000-240,000 events/s against 227,000-253,000); the drivers
+// benchmark peaked 16-52 MiB higher on HEC paths. Other V8 lines are not measured and keep their
+// defaults.
 
 /** The flags for a V8 of version `v8` (process.versions.v8), as node command-line options. */
 export function serviceNodeFlags(v8: string = process.versions.v8): string[] {
   const flags = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
-  if (v8.startsWith('13.')) flags.push('--external-memory-accounted-in-global-limit');
+  if (v8.startsWith('13.')) {
+    flags.push('--external-memory-accounted-in-global-limit', '--heap-growing-percent=200');
+  }
   return flags;
 }
 
