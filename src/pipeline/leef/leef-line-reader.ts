@@ -8,12 +8,12 @@ import { isAscii } from 'node:buffer';
 import type { ByteLines } from '../archive/byte-lines.ts';
 import { newSyslogHeader, type SyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes, mayStartHeaderByte } from '../syslog/detect-syslog-header-bytes.ts';
+import { HeaderTimeMemo } from '../syslog/header-time-memo.ts';
 import { compileDateFormat, type DateFormat } from '../time/date-format.ts';
 import { readDevTime, readDevTimeWith } from '../time/devtime.ts';
 import { epochDigits } from '../time/epoch-time.ts';
-import { readIso } from '../time/iso-time.ts';
 import { type ParsedTime, writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
-import { readRfc3164Time } from '../time/rfc3164-time.ts';
+import { ShiftedTextMemo } from '../time/shifted-text-memo.ts';
 import {
   bytesEqual,
   epochMsBytes,
@@ -24,7 +24,6 @@ import {
   leefStartIn,
   NeedleCursor,
   newLeefByteLayout,
-  prefixEqual,
   scanLeefBytes,
   valueEndBytes,
 } from './leef-bytes.ts';
@@ -110,7 +109,6 @@ export function isAsciiLine(lines: ByteLines, k: number): boolean {
   return lines.ascii || isAscii(lines.buf.subarray(lines.starts[k], lines.ends[k]));
 }
 
-const HEADER_CACHE_WINDOW_MS = 150 * 86_400_000;
 const MAX_PATTERNS = 8;
 
 /** What devTime() found. */
@@ -155,16 +153,12 @@ export class LeefLineReader {
   // devTimeFormat values repeat: recent patterns by their bytes.
   readonly #patterns: PatternSlot[] = [];
   #patternNext = 0;
-  // The last RFC 3164 header timestamp read (it repeats for every event of a second).
-  readonly #tsRaw = Buffer.alloc(32);
-  #tsRawLength = -1;
-  #tsRef = Number.NaN;
-  #tsNearest = false;
-  #tsParsedLast: ParsedTime | null = null;
-  // The last header timestamp written, by the ParsedTime and shift it was written for.
-  #tsOutFor: ParsedTime | null = null;
-  #tsOutShift = Number.NaN;
-  #tsOut: string | null = null;
+  // Header timestamps read and written: consecutive events mostly share all but their seconds.
+  // One of each per RFC: a file that mixes them would otherwise find the other one's last time.
+  readonly #rfc3164Times = new HeaderTimeMemo();
+  readonly #rfc5424Times = new HeaderTimeMemo();
+  readonly #rfc3164Texts = new ShiftedTextMemo();
+  readonly #rfc5424Texts = new ShiftedTextMemo();
 
   /** scanLeefInto for the ASCII line `buf[s, e)`; fills L. */
   layout(buf: Buffer, s: number, e: number): boolean {
@@ -276,33 +270,11 @@ export class LeefLineReader {
     const te = H.timestampEnd;
     this.tsStart = ts;
     this.tsEnd = te;
-    const rfc3164 = H.kind === 'rfc3164';
-    if (!rfc3164) {
-      this.tsParsed = readIso(buf.toString('latin1', ts, te));
-      return this.tsParsed !== null;
-    }
-    // The same text read the same way gives the same time: the year a reference picks stays the
-    // same while the reference moves less than 150 days (nearest) or not at all.
-    const last = this.#tsParsedLast;
-    if (
-      last !== null &&
-      te - ts === this.#tsRawLength &&
-      nearest === this.#tsNearest &&
-      (nearest ? Math.abs(last.ms - referenceMs) < HEADER_CACHE_WINDOW_MS : referenceMs === this.#tsRef) &&
-      prefixEqual(buf, ts, this.#tsRaw, te - ts)
-    ) {
-      this.tsParsed = last;
-      return true;
-    }
-    const parsed = readRfc3164Time(buf.toString('latin1', ts, te), referenceMs, nearest);
-    this.#tsParsedLast = parsed;
-    this.tsParsed = parsed;
-    if (parsed === null) return false;
-    buf.copy(this.#tsRaw, 0, ts, te);
-    this.#tsRawLength = te - ts;
-    this.#tsRef = referenceMs;
-    this.#tsNearest = nearest;
-    return true;
+    this.tsParsed =
+      H.kind === 'rfc3164'
+        ? this.#rfc3164Times.read(buf, ts, te, true, referenceMs, nearest)
+        : this.#rfc5424Times.read(buf, ts, te, false, referenceMs, nearest);
+    return this.tsParsed !== null;
   }
 
   /**
@@ -448,12 +420,10 @@ export class LeefLineReader {
         : this.headerTime(buf, s, e, limit, ctx.referenceMs, false);
       if (read) {
         const parsed = this.tsParsed as ParsedTime;
-        if (parsed !== this.#tsOutFor || shift !== this.#tsOutShift) {
-          this.#tsOutFor = parsed;
-          this.#tsOutShift = shift;
-          this.#tsOut = writeShiftedOrNull(parsed, shift);
-        }
-        this.tsText = this.#tsOut;
+        this.tsText =
+          this.H.kind === 'rfc3164'
+            ? this.#rfc3164Texts.write(parsed, shift)
+            : this.#rfc5424Texts.write(parsed, shift);
         if (!hasDev) this.eventMs = writtenInstant(parsed, parsed.ms + shift);
       }
     } else {

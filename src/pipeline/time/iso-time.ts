@@ -104,21 +104,27 @@ export function readIso(text: string): ParsedTime | null {
 export const isoWriter: TimeWriter = {
   write(ms: number, p: ParsedTime): string {
     const f = msToCivil(ms + p.offsetMs, scratch);
-    let out = `${padZero(f.year, 4)}-${pad2(f.month)}-${pad2(f.day)}${String.fromCharCode(p.style & SEP_MASK)}${pad2(f.hour)}:${pad2(f.minute)}`;
-    if (p.style & HAS_SECONDS) {
-      out += `:${pad2(f.second)}`;
-      const digits = (p.style >>> FRACTION_SHIFT) & 15;
-      if (digits > 0) {
-        out += p.style & COMMA ? ',' : '.';
-        out +=
-          digits >= 3
-            ? padZero(f.millisecond, 3) + p.subMs
-            : padZero(Math.floor(f.millisecond / 10 ** (3 - digits)), digits);
-      }
-    }
-    return out + p.zoneText;
+    const out = `${padZero(f.year, 4)}-${pad2(f.month)}-${pad2(f.day)}${String.fromCharCode(p.style & SEP_MASK)}${pad2(f.hour)}:${pad2(f.minute)}`;
+    return p.style & HAS_SECONDS ? out + isoTail(f.second, f.millisecond, p) : out + p.zoneText;
+  },
+  minuteTail(second: number, millisecond: number, p: ParsedTime): string {
+    return p.style & HAS_SECONDS ? isoTail(second, millisecond, p) : p.zoneText;
   },
 };
+
+/** `:ss`, the fraction as read (digits, separator, digits below a millisecond) and the zone text. */
+function isoTail(second: number, millisecond: number, p: ParsedTime): string {
+  let out = `:${pad2(second)}`;
+  const digits = (p.style >>> FRACTION_SHIFT) & 15;
+  if (digits > 0) {
+    out += p.style & COMMA ? ',' : '.';
+    out +=
+      digits >= 3
+        ? padZero(millisecond, 3) + p.subMs
+        : padZero(Math.floor(millisecond / 10 ** (3 - digits)), digits);
+  }
+  return out + p.zoneText;
+}
 
 /** Non-negative integer of exactly `width` digits at `pos`, or -1. */
 function num(text: string, pos: number, width: number): number {

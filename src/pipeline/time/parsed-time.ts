@@ -33,6 +33,12 @@ export interface ParsedTime {
 /** Writes an instant in the style a reader captured. */
 export interface TimeWriter {
   write(ms: number, style: ParsedTime): string;
+  /**
+   * For writers whose text is what the style and the wall-clock minute fix, followed by the rest
+   * from the seconds on: that rest for wall-clock `second` and `millisecond` (see
+   * ShiftedTextMemo). Instants of one minute then share everything before it.
+   */
+  minuteTail?(second: number, millisecond: number, style: ParsedTime): string;
 }
 
 /**

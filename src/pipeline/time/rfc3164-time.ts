@@ -72,6 +72,9 @@ export const rfc3164Writer: TimeWriter = {
   write(ms: number, p: ParsedTime): string {
     return formatRfc3164Time(ms, (p.style & ZERO_PADDED_DAY) !== 0, (p.style & HAS_YEAR) !== 0);
   },
+  minuteTail(second: number): string {
+    return `:${pad2(second)}`;
+  },
 };
 
 /** `Mmm dd hh:mm:ss` in UTC; the day space-padded unless `zeroPadDay`; a year before the time when `withYear`. */
