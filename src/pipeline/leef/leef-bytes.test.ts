@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { digitCount, NeedleCursor, writeDigits } from './leef-bytes.ts';
+import { epochMsAt } from '../time/epoch-time.ts';
+import { digitCount, epochMsBytes, NeedleCursor, writeDigits } from './leef-bytes.ts';
 
 describe('NeedleCursor', () => {
   it('finds each occurrence of the needle in order, whatever byte the search is anchored on', () => {
@@ -64,5 +65,49 @@ describe('writeDigits and digitCount', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('epochMsBytes', () => {
+  it('reads what epochMsAt reads: 10 or 13 ASCII digits, anything else -1, wherever the value stands', () => {
+    // Digits and the bytes next to them ('/' and ':'), bytes whose low nibble is a digit's (` `, `P`,
+    // 0xF3), and others; mostly values of the two epoch widths.
+    const byte = fc.oneof(
+      { weight: 12, arbitrary: fc.integer({ min: 48, max: 57 }) },
+      { weight: 1, arbitrary: fc.constantFrom(47, 58, 32, 80, 0xf3, 0x00, 0xff, 0x3f, 0x39 + 6) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) },
+    );
+    const value = fc.oneof(
+      fc.array(byte, { minLength: 13, maxLength: 13 }),
+      fc.array(byte, { minLength: 10, maxLength: 10 }),
+      fc.array(byte, { minLength: 0, maxLength: 16 }),
+    );
+    fc.assert(
+      fc.property(value, fc.nat(9), fc.nat(9), (bytes, before, after) => {
+        const buf = Buffer.alloc(before + bytes.length + after, 0x37);
+        buf.set(bytes, before);
+        const text = Buffer.from(bytes).toString('latin1');
+        expect(epochMsBytes(buf, before, before + bytes.length), JSON.stringify(text)).toBe(
+          epochMsAt(text, 0, text.length),
+        );
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('reads the extremes of both widths exactly', () => {
+    for (const text of [
+      '0000000000',
+      '9999999999',
+      '0000000000000',
+      '9999999999999',
+      '1710152200962',
+      '1710152200',
+    ]) {
+      const buf = Buffer.from(text, 'latin1');
+      expect(epochMsBytes(buf, 0, buf.length)).toBe(epochMsAt(text, 0, text.length));
+    }
+    expect(epochMsBytes(Buffer.from('9999999999999'), 0, 13)).toBe(9_999_999_999_999);
+    expect(epochMsBytes(Buffer.from('1710152200'), 0, 10)).toBe(1_710_152_200_000);
   });
 });

@@ -58,14 +58,16 @@ function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefB
   let versionEnd = v + 1;
   while (versionEnd < end && versionEnd - v <= 8 && buf[versionEnd] !== PIPE) versionEnd++;
   if (versionEnd >= end || buf[versionEnd] !== PIPE) return false;
-  const vendorEnd = headerPipe(buf, versionEnd + 1, end);
-  if (vendorEnd < 0) return false;
-  const productEnd = headerPipe(buf, vendorEnd + 1, end);
-  if (productEnd < 0) return false;
-  const productVersionEnd = headerPipe(buf, productEnd + 1, end);
-  if (productVersionEnd < 0) return false;
-  const eventIdEnd = headerPipe(buf, productVersionEnd + 1, end);
-  if (eventIdEnd < 0) return false;
+  // Vendor, product, version and event id: the fourth `|` not escaped by a `\` before it.
+  let eventIdEnd = versionEnd + 1;
+  let pipes = 0;
+  let previous = PIPE;
+  for (; eventIdEnd < end; eventIdEnd++) {
+    const b = buf[eventIdEnd] as number;
+    if (b === PIPE && previous !== 92 && ++pipes === 4) break;
+    previous = b;
+  }
+  if (pipes < 4) return false;
 
   let attrStart = eventIdEnd + 1;
   let hasField = false;
@@ -125,13 +127,6 @@ let lastField = Buffer.alloc(0);
 let lastFieldDelimiter: string | null = null;
 
 const CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
-
-/** The `|` ending a header field at or after `from`, before `end` (`\|` is part of the field), or -1. */
-function headerPipe(buf: Buffer, from: number, end: number): number {
-  let i = indexIn(buf, PIPE, from, end);
-  while (i > from && buf[i - 1] === 92) i = indexIn(buf, PIPE, i + 1, end);
-  return i;
-}
 
 /**
  * Offset of `byte` in `buf[from, to)`, or -1. Reads four bytes at a time through a DataView (a
@@ -324,18 +319,34 @@ export function findValueBytes(
 export function epochMsBytes(buf: Buffer, start: number, end: number): number {
   const digits = end - start;
   if (digits !== 13 && digits !== 10) return -1;
-  // Two small integers: 13-digit values are not small integers in V8.
-  let hi = 0;
-  let lo = 0;
-  const split = end - 7;
-  for (let i = start; i < end; i++) {
-    const c = (buf[i] as number) - 48;
-    if (c < 0 || c > 9) return -1;
-    if (i < split) hi = hi * 10 + c;
-    else lo = lo * 10 + c;
+  // The last eight digits as two words, the five or two before them as a byte and a word or two
+  // bytes: a loop over 13 digits is 13 dependent steps with a test each, in both passes.
+  const dv = viewOf(buf);
+  const low = fourDigits(dv.getUint32(end - 8, true));
+  const lowest = fourDigits(dv.getUint32(end - 4, true));
+  const first = (buf[start] as number) - 48;
+  let high: number;
+  if (digits === 13) {
+    const next = fourDigits(dv.getUint32(start + 1, true));
+    high = next < 0 ? -1 : first * 10_000 + next;
+  } else {
+    const second = (buf[start + 1] as number) - 48;
+    high = second < 0 || second > 9 ? -1 : first * 10 + second;
   }
-  const value = hi * 10_000_000 + lo;
+  if (low < 0 || lowest < 0 || high < 0 || first < 0 || first > 9) return -1;
+  const value = high * 100_000_000 + low * 10_000 + lowest;
   return digits === 10 ? value * 1000 : value;
+}
+
+/**
+ * The number four ASCII digits in the little-endian word `w` write (the first digit in its lowest
+ * byte), or -1 when a byte is no digit. A byte is a digit when its high nibble is 3 and adding 6
+ * keeps it 3; then pairs of digits are combined within the word, and the two pairs.
+ */
+function fourDigits(w: number): number {
+  if (((w & 0xf0f0f0f0) | (((w + 0x06060606) & 0xf0f0f0f0) >>> 4)) !== 0x33333333) return -1;
+  const pairs = (Math.imul(w & 0x0f0f0f0f, 10) + ((w >>> 8) & 0x000f000f)) & 0x00ff00ff;
+  return (pairs & 0xff) * 100 + (pairs >>> 16);
 }
 
 /**
