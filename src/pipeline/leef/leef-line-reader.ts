@@ -30,10 +30,11 @@ import {
 import type { RebaseContext } from './leef-rebase.ts';
 
 /**
- * Pass 1's findings about the lines of each chunk, for pass 2. They are positions only — where
- * `LEEF:`, the attributes and the devTime value start, the delimiter, whether the value is epoch —
- * never times: pass 2 reads year-less values against another reference. Four numbers (16 bytes)
- * per line; pass 2 then neither scans the LEEF header nor searches devTime.
+ * Pass 1's findings about the lines of each chunk, for pass 2: where `LEEF:`, the attributes and
+ * the devTime value start, the delimiter, whether the value is epoch, and an epoch value's time.
+ * Other times are not kept: pass 2 reads year-less values against another reference. Six numbers
+ * (24 bytes) per line; pass 2 then neither scans the LEEF header nor searches devTime, nor reads
+ * epoch digits again.
  *
  * Lines are known by their entry and offset (ByteLines.offset): pass 2 inflates the same bytes
  * again, or replays the very chunk pass 1 kept, and a buffer of the same offset and length holds
@@ -84,11 +85,11 @@ export class LineIndexes {
 }
 
 /**
- * LineIndexes' default budget: two million lines (16 bytes each). Positions for every chunk of a
+ * LineIndexes' default budget: two million lines (24 bytes each). Positions for every chunk of a
  * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance.md); memory
- * beyond that budget would grow with the archive, up to 4 GiB of it.
+ * beyond that budget would grow with the archive, up to 6 GiB of it.
  */
-export const DEFAULT_INDEX_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024;
 
 function indexKey(entry: string, offset: number): string {
   return `${offset}:${entry}`;
@@ -99,7 +100,9 @@ const DEV_TIME_FORMAT = Buffer.from('devTimeFormat=', 'latin1');
 // A delimiter among these bytes can split `devTime=` itself: devTime() then searches the whole line.
 const DEV_TIME_BYTES = new Set(DEV_TIME);
 const INDEX_HEADER = 4;
-const INDEX_STRIDE = 4;
+const INDEX_STRIDE = 6;
+// An epoch time as two int32: ms / 10^8 and the rest (13 digits need more than 32 bits).
+const EPOCH_SPLIT = 100_000_000;
 const KIND_EPOCH = 1;
 const KIND_OTHER = 2;
 const DELIMITER_CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
@@ -337,6 +340,11 @@ export class LeefLineReader {
     index[o + 2] = this.devEnd;
     const kind = dev === DEV_NONE ? 0 : dev === DEV_EPOCH ? KIND_EPOCH : KIND_OTHER;
     index[o + 3] = attrOffset | (L.delimiterByte << 16) | ((L.noDelimiterField ? 1 : 0) << 23) | (kind << 24);
+    if (kind === KIND_EPOCH) {
+      const high = Math.floor(this.devMs / EPOCH_SPLIT);
+      index[o + 4] = high;
+      index[o + 5] = this.devMs - high * EPOCH_SPLIT;
+    }
   }
 
   /** Layout and devTime of line `j` from `index` (see LineIndexes); false when it holds nothing. */
@@ -363,7 +371,7 @@ export class LeefLineReader {
       this.devParsed = null;
       this.devStart = vs;
       this.devEnd = ve;
-      this.devMs = epochMsBytes(buf, vs, ve);
+      this.devMs = (index[o + 4] as number) * EPOCH_SPLIT + (index[o + 5] as number);
       this.devDigits = ve - vs;
       return DEV_EPOCH;
     }
