@@ -35,7 +35,8 @@
  * (1,000,000), BENCH_LEEF_RUNS (runs per archive and output, 1), BENCH_LEEF_OUTPUTS
  * (syslog,syslog-noise,hec,ecs), BENCH_LEEF_ARCHIVES (epoch,formatted), BENCH_LEEF_HEAPS
  * (bare,service; also steady), BENCH_LEEF_RETAIN_MIB (ArchiveLimits.retainBytes; default the product's).
- * Exits 1 when a count does not add up.
+ * The first line also gives a host check: the CPU time of a fixed integer loop, as the host's speed
+ * varied between sittings. Exits 1 when a count does not add up.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
   const dir = path.resolve('.tmp', `bench-leef-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   console.log(
-    `node ${process.version}; ${os.availableParallelism()} CPUs; load average ${loadText()} at the start`,
+    `node ${process.version}; ${os.availableParallelism()} CPUs; load average ${loadText()} at the start; ` +
+      `host check ${hostCheck().toFixed(2)} s`,
   );
   let bad = false;
   try {
@@ -143,6 +145,22 @@ async function main(): Promise<void> {
   }
   if (bad) process.exitCode = 1;
 }
+
+/**
+ * CPU seconds of a fixed integer loop (10^8 dependent multiply-adds): the host's speed at the time,
+ * which swung by 3× between sittings with the same code; compare figures only with this in view.
+ */
+function hostCheck(): number {
+  const c0 = process.cpuUsage();
+  let x = 0;
+  for (let i = 0; i < 100_000_000; i++) x = (x * 31 + i) | 0;
+  const c1 = process.cpuUsage(c0);
+  hostSink = x;
+  return (c1.user + c1.system) / 1e6;
+}
+
+/** The loop's result, kept so the compiler cannot drop the loop. */
+export let hostSink = 0;
 
 function loadText(): string {
   return os
