@@ -53,7 +53,9 @@ async function startServer(env: Record<string, string>): Promise<{ base: string;
   });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  // Up to 60 s: a first start on a fresh data folder creates the embedded database, which took
+  // over 20 s on a slow host with both cores busy.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${base}/api/health`);
@@ -110,7 +112,7 @@ describe('socdrill command', () => {
       body: JSON.stringify({ email: 'admin@lab.test', password: 'bootstrap password 1' }),
     });
     expect(oldPw.status).toBe(200);
-  }, 90_000);
+  }, 180_000);
 
   it('migrates and creates users from the command line', async () => {
     const dataDir = testTempDir('cli-');
