@@ -109,5 +109,8 @@ describe('epochMsBytes', () => {
     }
     expect(epochMsBytes(Buffer.from('9999999999999'), 0, 13)).toBe(9_999_999_999_999);
     expect(epochMsBytes(Buffer.from('1710152200'), 0, 10)).toBe(1_710_152_200_000);
+    // A span past the buffer is no value (and no read outside it).
+    expect(epochMsBytes(Buffer.from('171015220'), 0, 10)).toBe(-1);
+    expect(epochMsBytes(Buffer.from('1710152200').subarray(1), -1, 9)).toBe(-1);
   });
 });

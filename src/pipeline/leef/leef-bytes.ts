@@ -318,7 +318,7 @@ export function findValueBytes(
 /** Epoch value of `buf[start, end)` in ms when it is 10 or 13 ASCII digits, else -1 (epochMsAt). */
 export function epochMsBytes(buf: Buffer, start: number, end: number): number {
   const digits = end - start;
-  if (digits !== 13 && digits !== 10) return -1;
+  if ((digits !== 13 && digits !== 10) || start < 0 || end > buf.length) return -1;
   // The last eight digits as two words, the five or two before them as a byte and a word or two
   // bytes: a loop over 13 digits is 13 dependent steps with a test each, in both passes.
   const dv = viewOf(buf);
