@@ -20,6 +20,9 @@ describe(loadConfig.name, () => {
       archiveAllowHttp: false,
       archiveMaxBytes: 512 * 1024 * 1024,
       archiveMaxUncompressedBytes: 4096 * 1024 * 1024,
+      archiveMaxEntryBytes: 1024 * 1024 * 1024,
+      archiveMaxEntries: 10_000,
+      archiveMaxRatio: 1000,
       scheduler: true,
       hecRetryNotFound: false,
       prometheusUrl: undefined,
@@ -49,6 +52,9 @@ describe(loadConfig.name, () => {
       PROMETHEUS_URL: 'http://prom:9090',
       ARCHIVE_MAX_BYTES: '1048576',
       ARCHIVE_MAX_UNCOMPRESSED_BYTES: '2097152',
+      ARCHIVE_MAX_ENTRY_BYTES: '65536',
+      ARCHIVE_MAX_ENTRIES: '12',
+      ARCHIVE_MAX_RATIO: '50',
     });
     expect(c).toMatchObject({
       port: 9000,
@@ -73,6 +79,9 @@ describe(loadConfig.name, () => {
       prometheusUrl: 'http://prom:9090',
       archiveMaxBytes: 1048576,
       archiveMaxUncompressedBytes: 2097152,
+      archiveMaxEntryBytes: 65536,
+      archiveMaxEntries: 12,
+      archiveMaxRatio: 50,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -91,12 +100,16 @@ describe(loadConfig.name, () => {
         SCHEDULER: 'maybe',
         PUBLIC_URL: 'ftp://x',
         ARCHIVE_ALLOW_HTTP: 'perhaps',
+        ARCHIVE_MAX_ENTRIES: '0',
+        ARCHIVE_MAX_RATIO: '1.5',
       });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(AppError);
       expect(Object.keys((err as AppError).details?.fields as object).sort()).toEqual([
         'ARCHIVE_ALLOW_HTTP',
+        'ARCHIVE_MAX_ENTRIES',
+        'ARCHIVE_MAX_RATIO',
         'PORT',
         'PUBLIC_URL',
         'SCHEDULER',

@@ -33,6 +33,12 @@ export interface Config {
   readonly archiveAllowHttp: boolean;
   readonly archiveMaxBytes: number;
   readonly archiveMaxUncompressedBytes: number;
+  /** Inflated bytes of one archive entry (`ARCHIVE_MAX_ENTRY_BYTES`). */
+  readonly archiveMaxEntryBytes: number;
+  /** Entries in one archive, folders and skipped entries included (`ARCHIVE_MAX_ENTRIES`). */
+  readonly archiveMaxEntries: number;
+  /** Inflated to compressed bytes of one entry (`ARCHIVE_MAX_RATIO`, as N for N:1). */
+  readonly archiveMaxRatio: number;
   readonly scheduler: boolean;
   /** Retry an HTTP 404 from a HEC collector like a busy server (Splunk Cloud answers 404 during maintenance). */
   readonly hecRetryNotFound: boolean;
@@ -188,6 +194,9 @@ export function loadConfig(env: Env): Config {
       1,
       Number.MAX_SAFE_INTEGER,
     ),
+    archiveMaxEntryBytes: int('ARCHIVE_MAX_ENTRY_BYTES', 1024 * MiB, 1, Number.MAX_SAFE_INTEGER),
+    archiveMaxEntries: int('ARCHIVE_MAX_ENTRIES', 10_000, 1, 10_000_000),
+    archiveMaxRatio: int('ARCHIVE_MAX_RATIO', 1000, 1, 1_000_000_000),
     // `on`/`off`, and the usual true/false spellings.
     scheduler: bool('SCHEDULER', true),
     hecRetryNotFound: bool('HEC_RETRY_NOT_FOUND', false),

@@ -93,6 +93,9 @@ describe('POST /api/sessions/start', () => {
         ARCHIVE_ALLOW_HTTP: 'true',
         ARCHIVE_ALLOWED_HOSTS: `127.0.0.1:${filesPort}`,
         ARCHIVE_MAX_BYTES: '200000',
+        ARCHIVE_MAX_ENTRY_BYTES: '100000',
+        ARCHIVE_MAX_ENTRIES: '20',
+        ARCHIVE_MAX_RATIO: '200',
       },
     });
     const admin = (await signedInAs(t, ['admin'])).cookie;
@@ -441,6 +444,42 @@ describe('POST /api/sessions/start', () => {
     expect(missing.statusCode).toBe(500);
     expect(missing.json().error.code).toBe('archive_download_failed');
     for (const res of [corrupt, huge, missing]) expect(res.body).not.toContain('secret-signature');
+  });
+
+  it('applies the configured entry size, entry count and ratio limits with 413', async () => {
+    const line = 'LEEF:2.0|Lab|FW|1.0|1|devTime=1700000000000\n';
+    served.set(
+      '/big-entry.zip',
+      zip([
+        ['a.log', line],
+        ['b.log', randomBytes(90_000).toString('base64')],
+      ]),
+    );
+    served.set(
+      '/many.zip',
+      zip(
+        Array.from({ length: 21 }, (_, i): [string, string] => [`e${String(i).padStart(2, '0')}.log`, line]),
+      ),
+    );
+    served.set('/dense.zip', zip([['a.log', line.repeat(2_000)]]));
+    const cases: Array<[string, RegExp]> = [
+      ['/big-entry.zip', /100000 uncompressed bytes per entry/],
+      ['/many.zip', /20 entries/],
+      ['/dense.zip', /200:1/],
+    ];
+    for (const [path, message] of cases) {
+      const res = await start({ archiveDownloadUrl: url(path), siem: 'splunk' });
+      expect(res.statusCode, path).toBe(413);
+      expect(res.json().error.code, path).toBe('payload_too_large');
+      expect(res.json().error.message, path).toMatch(message);
+    }
+    served.set(
+      '/twenty.zip',
+      zip(Array.from({ length: 20 }, (_, i): [string, string] => [`e${i}.log`, line])),
+    );
+    const twenty = await start({ archiveDownloadUrl: url('/twenty.zip'), siem: 'splunk' });
+    expect(twenty.statusCode, twenty.body).toBe(200);
+    expect(twenty.json()).toMatchObject({ events: 20, files: 20 });
   });
 
   it('answers 500 with the counts when the SIEM is unreachable or refuses the events', async () => {

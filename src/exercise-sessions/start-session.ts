@@ -6,6 +6,7 @@ import { indexNameProblem } from '../destinations/index-name.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import { checkArchiveUrl, redactUrl } from '../net/archive-url.ts';
 import { downloadArchive } from '../net/download-archive.ts';
+import { archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
 import { prepareShipment } from '../pipeline/shipment/prepare-shipment.ts';
 import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
 import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
@@ -63,10 +64,7 @@ export async function startSession(
     const shipment = await prepareShipment([{ data, kind: 'zip', label: urlLabel }], {
       format: destination.payload_format,
       now: deps.clock.now(),
-      limits: {
-        maxBytes: deps.config.archiveMaxBytes,
-        maxTotalBytes: deps.config.archiveMaxUncompressedBytes,
-      },
+      limits: archiveLimitsOf(deps.config),
     });
     const driver = createDriverOrFail(deps, destination);
     let result: Awaited<ReturnType<typeof driver.ship>>;

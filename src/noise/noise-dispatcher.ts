@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import { loadDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { type ArchiveSettings, archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
 import type { Driver, OutboundEvent, ShipCounters } from '../pipeline/drivers/driver.ts';
 import { type PreparedShipment, prepareShipment } from '../pipeline/shipment/prepare-shipment.ts';
 import { type ShipmentOutput, shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
@@ -24,7 +24,7 @@ export interface NoiseDispatcherDeps {
   readonly log: Logger;
   readonly secretBox: SecretBox;
   readonly storage: ObjectStorage;
-  readonly config: Pick<Config, 'archiveMaxBytes' | 'archiveMaxUncompressedBytes'>;
+  readonly config: ArchiveSettings;
   /** The driver factory, read at every dispatch (the context's may be swapped). */
   createDriver(): CreateDriver | undefined;
 }
@@ -158,10 +158,7 @@ async function prepareRun(
     {
       format: 'leef',
       now: deps.clock.now(),
-      limits: {
-        maxBytes: deps.config.archiveMaxBytes,
-        maxTotalBytes: deps.config.archiveMaxUncompressedBytes,
-      },
+      limits: archiveLimitsOf(deps.config),
     },
   );
   // Pass 2 of a LEEF shipment may run for several targets at once (shiftLine is synchronous per

@@ -48,3 +48,23 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
 export function resolveArchiveLimits(limits: Partial<ArchiveLimits> | undefined): ArchiveLimits {
   return { ...DEFAULT_ARCHIVE_LIMITS, ...limits };
 }
+
+/** The archive settings of the service's configuration (config.ts), by their names there. */
+export interface ArchiveSettings {
+  readonly archiveMaxBytes: number;
+  readonly archiveMaxUncompressedBytes: number;
+  readonly archiveMaxEntryBytes: number;
+  readonly archiveMaxEntries: number;
+  readonly archiveMaxRatio: number;
+}
+
+/** The caps the configuration sets (`ARCHIVE_MAX_*`); the rest keep their defaults. */
+export function archiveLimitsOf(settings: ArchiveSettings): Partial<ArchiveLimits> {
+  return {
+    maxBytes: settings.archiveMaxBytes,
+    maxTotalBytes: settings.archiveMaxUncompressedBytes,
+    maxEntryBytes: settings.archiveMaxEntryBytes,
+    maxEntries: settings.archiveMaxEntries,
+    maxRatio: settings.archiveMaxRatio,
+  };
+}
