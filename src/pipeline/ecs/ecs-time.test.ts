@@ -15,6 +15,7 @@ describe('readEcsTimeValue', () => {
     ['2024-05-01T07:04:56-0530', Date.UTC(2024, 4, 1, 12, 34, 56)],
     ['2024-05-01T09:34:56-03', Date.UTC(2024, 4, 1, 12, 34, 56)],
     ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+    ['2024-05-01', Date.UTC(2024, 4, 1)],
     ['1714567890123', 1714567890123],
     [1714567890123, 1714567890123],
     [1714567890123.5, 1714567890123.5],
@@ -28,7 +29,9 @@ describe('readEcsTimeValue', () => {
     '2024-05-01T24:00:00Z',
     '2024-05-01T12:60:00Z',
     '2024-05-01T12:34:60Z',
-    '2024-05-01',
+    '2023-02-29',
+    '2024-5-01T',
+    '2024/05/01',
     '2024-05-01T12:34:56.1234567890Z',
     '2024-05-01T12:34:56.Z',
     '2024-05-01T12:34:56+2',
@@ -59,6 +62,9 @@ describe('shiftEcsTimeValue', () => {
     ['2024-05-01T12:34:56Z', -1, '2024-05-01T12:34:55Z'],
     ['2024-05-01T12:34:56.5Z', 149, '2024-05-01T12:34:56.6Z'],
     ['2024-05-01T12:34Z', 61_000, '2024-05-01T12:35Z'],
+    ['2024-05-01', 2 * 86_400_000 + 5 * HOUR, '2024-05-03'],
+    ['2024-03-01', -1, '2024-02-29'],
+    ['2024-12-31', 86_400_000, '2025-01-01'],
     ['1714567890123', 1000, '1714567891123'],
     [1714567890123, -123, 1714567890000],
   ])('moves %j by %d ms to %j', (value, shift, expected) => {
@@ -73,6 +79,8 @@ describe('shiftEcsTimeValue', () => {
 
   // Renders like a producer would, with Date (independent of the code under test).
   const notation = fc.record({
+    // false: a date alone (`YYYY-MM-DD`), midnight UTC.
+    time: fc.constantFrom(true, true, true, false),
     separator: fc.constantFrom('T', 't', ' '),
     seconds: fc.boolean(),
     fractionSeparator: fc.constantFrom('.', ','),
@@ -93,9 +101,10 @@ describe('shiftEcsTimeValue', () => {
     ),
   });
   function render(utcMs: number, n: typeof notation extends fc.Arbitrary<infer T> ? T : never): string {
-    const offset = zoneOffsetMs(n.zone);
+    const offset = n.time ? zoneOffsetMs(n.zone) : 0;
     const d = new Date(utcMs + offset);
     const p = (v: number, w = 2) => String(v).padStart(w, '0');
+    if (!n.time) return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
     let out = `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}${n.separator}${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
     if (n.seconds) {
       out += `:${p(d.getUTCSeconds())}`;
@@ -112,7 +121,8 @@ describe('shiftEcsTimeValue', () => {
     const digits = zone.slice(1).replace(':', '');
     return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0)) * 60_000;
   }
-  function unitOf(n: { seconds: boolean; digits: number }): number {
+  function unitOf(n: { time: boolean; seconds: boolean; digits: number }): number {
+    if (!n.time) return 86_400_000;
     if (!n.seconds) return 60_000;
     return [1000, 100, 10][n.digits] ?? 1;
   }
