@@ -36,7 +36,16 @@ export function ecsToLeef(doc: EcsDocument, defaults: LeefDefaults): string {
   const version =
     leef.version === '1.0' || leef.version === '2.0' ? leef.version : (defaults.version ?? '2.0');
   const delimiter = version === '1.0' ? '\t' : '^';
-  const flat = flattenEcs(doc, (path) => path === 'leef' || path.startsWith('leef.'));
+  // A document made from LEEF (it has `leef`) holds the line's syslog header under log.syslog:
+  // no attribute of the event, and ECS → LEEF writes no header.
+  const fromLeef = isPlainObject(doc.leef);
+  const flat = flattenEcs(
+    doc,
+    (path) =>
+      path === 'leef' ||
+      path.startsWith('leef.') ||
+      (fromLeef && (path === 'log.syslog' || path.startsWith('log.syslog.'))),
+  );
   const consumed = new Set(HEADER_FIELDS);
   const out: Array<[string, string]> = [];
   const emitted = new Set<string>();

@@ -201,6 +201,11 @@ export const HEADER_MAPPING: ReadonlyArray<{
     note: 'back: devTime = @timestamp in epoch ms, or rendered with devTimeFormat when a formatter is given',
   },
   {
+    leef: 'syslog header before `LEEF:` (RFC 3164, RFC 5424)',
+    ecs: 'log.syslog.*',
+    note: 'priority, facility.code/name, severity.code/name, hostname; RFC 5424 also version and the appname, procid, msgid that are not `-`; RFC 3164 appname and procid from a TAG `name[pid]:`. Not written back: ECS → LEEF writes no syslog header',
+  },
+  {
     leef: 'any other key',
     ecs: 'leef.attributes.<key>',
     note: 'back: the same key; unmapped ECS fields become custom keys named by their dotted path',

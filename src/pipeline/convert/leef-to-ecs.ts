@@ -8,6 +8,7 @@ import {
   ROWS_BY_LEEF_KEY,
 } from './leef-ecs-mapping.ts';
 import type { LeefRecord } from './leef-record.ts';
+import { syslogHeaderToEcs } from './syslog-header-ecs.ts';
 
 /** What leefToEcs needs besides the parsed record. */
 export interface LeefToEcsOptions {
@@ -17,6 +18,8 @@ export interface LeefToEcsOptions {
   readonly rawLine?: string;
   /** Lab index to carry as `labels.labIndex`, overriding a `labIndex` attribute. */
   readonly index?: string | number;
+  /** The text before `LEEF:` on the line (ParsedLeef.prefix): a syslog header there goes to `log.syslog`. */
+  readonly prefix?: string;
 }
 
 /**
@@ -94,6 +97,10 @@ export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDoc
   }
   if (related !== null) setPath(doc, RELATED_IP, related);
   if (options.rawLine !== undefined) setPath(doc, EVENT_ORIGINAL, options.rawLine);
+  if (options.prefix !== undefined && options.prefix !== '') {
+    const syslog = syslogHeaderToEcs(options.prefix);
+    if (syslog !== null) setPath(doc, LOG_SYSLOG, syslog);
+  }
   // Objects that got no key are left out, as Object.keys(...).length > 0 would; a key like
   // `__proto__` (which a plain assignment does not add) leaves its object empty the same way.
   if (aliases !== null && Object.keys(aliases).length > 0) leef.aliases = aliases;
@@ -162,6 +169,7 @@ const EVENT_CODE = ['event', 'code'];
 const LABELS_LAB_INDEX = ['labels', 'labIndex'];
 const RELATED_IP = ['related', 'ip'];
 const EVENT_ORIGINAL = ['event', 'original'];
+const LOG_SYSLOG = ['log', 'syslog'];
 
 function setPath(doc: EcsDocument, parts: readonly string[], value: unknown): void {
   let holder: Record<string, unknown> = doc;

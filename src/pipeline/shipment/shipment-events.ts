@@ -131,5 +131,10 @@ function leefLineToEcs(line: string, time: number | null, labIndex: string | nul
     return doc;
   }
   // One literal (a spread of a conditional object cost ≈ 0.3 µs per event).
-  return leefToEcs(parsed, { eventTimeMs: time, rawLine: line, index: labIndex ?? undefined });
+  return leefToEcs(parsed, {
+    eventTimeMs: time,
+    rawLine: line,
+    index: labIndex ?? undefined,
+    prefix: parsed.prefix,
+  });
 }
