@@ -68,6 +68,29 @@ describe('writeDigits and digitCount', () => {
   });
 });
 
+describe('writeDigits for epoch widths', () => {
+  it('writes any value below 10^13 in 13 digits and below 10^10 in 10, zero-padded, into any buffer offset', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 0, max: 1e13 - 1 }), fc.integer({ min: 0, max: 99_999 }), fc.constant(0)),
+        fc.boolean(),
+        fc.nat({ max: 7 }),
+        (v, seconds, at) => {
+          const width = seconds ? 10 : 13;
+          const value = seconds ? v % 1e10 : v;
+          // A slice of a larger buffer: the word stores must honour its byteOffset.
+          const backing = Buffer.alloc(64, 0x2e);
+          const out = backing.subarray(3, 3 + at + width + 2);
+          expect(writeDigits(out, at, value, width)).toBe(at + width);
+          expect(out.toString('latin1')).toBe(`${'.'.repeat(at)}${String(value).padStart(width, '0')}..`);
+          expect(backing.toString('latin1', 0, 3)).toBe('...');
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe('epochMsBytes', () => {
   it('reads what epochMsAt reads: 10 or 13 ASCII digits, anything else -1, wherever the value stands', () => {
     // Digits and the bytes next to them ('/' and ':'), bytes whose low nibble is a digit's (` `, `P`,

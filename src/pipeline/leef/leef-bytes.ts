@@ -354,6 +354,30 @@ function fourDigits(w: number): number {
  * (zero-padded; `digits` must be enough) at `pos`; returns the offset after it (epochDigits).
  */
 export function writeDigits(out: Buffer, pos: number, value: number, digits: number): number {
+  // Epoch values (13 or 10 digits, nearly every line a shipment rewrites): four digits a store.
+  if (digits === 13 && value < 1e13) {
+    const hi = Math.floor(value / 100_000_000);
+    const lo = (value - hi * 100_000_000) | 0;
+    const first = (hi / 10_000) | 0;
+    const mid = (lo / 10_000) | 0;
+    const dv = outViewOf(out);
+    out[pos] = 48 + first;
+    dv.setUint32(pos + 1, FOUR_DIGITS[hi - first * 10_000] as number, true);
+    dv.setUint32(pos + 5, FOUR_DIGITS[mid] as number, true);
+    dv.setUint32(pos + 9, FOUR_DIGITS[lo - mid * 10_000] as number, true);
+    return pos + 13;
+  }
+  if (digits === 10 && value < 1e10) {
+    const hi = Math.floor(value / 100_000_000);
+    const lo = (value - hi * 100_000_000) | 0;
+    const mid = (lo / 10_000) | 0;
+    const dv = outViewOf(out);
+    out[pos] = DIGIT_PAIRS[2 * hi] as number;
+    out[pos + 1] = DIGIT_PAIRS[2 * hi + 1] as number;
+    dv.setUint32(pos + 2, FOUR_DIGITS[mid] as number, true);
+    dv.setUint32(pos + 6, FOUR_DIGITS[lo - mid * 10_000] as number, true);
+    return pos + 10;
+  }
   // Two int32 halves: modulo and division on doubles are several times slower. Two digits a
   // step from a table: half the divisions (≈ 15 ns less per epoch value).
   let hi = Math.floor(value / 10_000_000) | 0;
@@ -389,6 +413,28 @@ const DIGIT_PAIRS = Uint8Array.from(
   { length: 200 },
   (_, k) => 48 + (k % 2 === 0 ? (k / 20) | 0 : (k >> 1) % 10),
 );
+
+// `0000` to `9999` as four ASCII bytes in a little-endian word (the first digit in the lowest byte).
+const FOUR_DIGITS = Uint32Array.from(
+  { length: 10_000 },
+  (_, n) =>
+    (48 + ((n / 1000) | 0)) |
+    ((48 + (((n / 100) | 0) % 10)) << 8) |
+    ((48 + (((n / 10) | 0) % 10)) << 16) |
+    ((48 + (n % 10)) << 24),
+);
+
+let outViewBuf: Buffer | null = null;
+let outView = new DataView(new ArrayBuffer(0));
+
+/** A DataView over an output buffer (kept apart from viewOf's: the two alternate line by line). */
+function outViewOf(out: Buffer): DataView {
+  if (out !== outViewBuf) {
+    outViewBuf = out;
+    outView = new DataView(out.buffer as ArrayBuffer, out.byteOffset, out.length);
+  }
+  return outView;
+}
 
 /** Decimal digits of a non-negative integer below 10^16 (at least 1). */
 export function digitCount(value: number): number {
