@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { epochMsAt } from '../time/epoch-time.ts';
-import { digitCount, epochMsBytes, NeedleCursor, writeDigits } from './leef-bytes.ts';
+import { digitCount, epochMsBytes, NeedleCursor, writeDigits, writeEpochDigits } from './leef-bytes.ts';
 
 describe('NeedleCursor', () => {
   it('finds each occurrence of the needle in order, whatever byte the search is anchored on', () => {
@@ -68,7 +68,7 @@ describe('writeDigits and digitCount', () => {
   });
 });
 
-describe('writeDigits for epoch widths', () => {
+describe('writeEpochDigits', () => {
   it('writes any value below 10^13 in 13 digits and below 10^10 in 10, zero-padded, into any buffer offset', () => {
     fc.assert(
       fc.property(
@@ -81,7 +81,7 @@ describe('writeDigits for epoch widths', () => {
           // A slice of a larger buffer: the word stores must honour its byteOffset.
           const backing = Buffer.alloc(64, 0x2e);
           const out = backing.subarray(3, 3 + at + width + 2);
-          expect(writeDigits(out, at, value, width)).toBe(at + width);
+          expect(writeEpochDigits(out, at, value, width)).toBe(at + width);
           expect(out.toString('latin1')).toBe(`${'.'.repeat(at)}${String(value).padStart(width, '0')}..`);
           expect(backing.toString('latin1', 0, 3)).toBe('...');
         },

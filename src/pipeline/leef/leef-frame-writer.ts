@@ -13,7 +13,15 @@ import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes } from '../syslog/detect-syslog-header-bytes.ts';
 import { createHeaderWriter, type HeaderModeSettings, type HeaderWriter } from '../syslog/header-mode.ts';
 import { sanitizeLeefValue } from './emit-leef.ts';
-import { digitCount, findValueBytes, indexIn, NeedleCursor, writeAscii, writeDigits } from './leef-bytes.ts';
+import {
+  digitCount,
+  findValueBytes,
+  indexIn,
+  NeedleCursor,
+  writeAscii,
+  writeDigits,
+  writeEpochDigits,
+} from './leef-bytes.ts';
 import type { LeefLineReader } from './leef-line-reader.ts';
 import type { RebaseContext } from './leef-rebase.ts';
 
@@ -265,7 +273,7 @@ export class LeefFrameWriter {
       const base = o - this.#keepFrom;
       o += buf.copy(out, o, this.#keepFrom, stop);
       if (ts !== null) writeAscii(out, base + this.#tsStart, ts);
-      if (devValue >= 0) writeDigits(out, base + this.#devStart, devValue, devLength);
+      if (devValue >= 0) writeEpochDigits(out, base + this.#devStart, devValue, devLength);
       else if (devText !== null) writeAscii(out, base + this.#devStart, devText);
     } else {
       let from = this.#keepFrom;
@@ -276,7 +284,7 @@ export class LeefFrameWriter {
       }
       if (hasDev) {
         o += buf.copy(out, o, from, this.#devStart);
-        if (devValue >= 0) o = writeDigits(out, o, devValue, devLength);
+        if (devValue >= 0) o = writeEpochDigits(out, o, devValue, devLength);
         else o = writeAscii(out, o, devText as string);
         from = this.#devEnd;
       }
