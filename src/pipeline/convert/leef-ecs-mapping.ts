@@ -203,7 +203,7 @@ export const HEADER_MAPPING: ReadonlyArray<{
   {
     leef: 'syslog header before `LEEF:` (RFC 3164, RFC 5424)',
     ecs: 'log.syslog.*',
-    note: 'priority, facility.code/name, severity.code/name, hostname; RFC 5424 also version and the appname, procid, msgid that are not `-`; RFC 3164 appname and procid from a TAG `name[pid]:`. Not written back: ECS → LEEF writes no syslog header',
+    note: 'priority, facility.code/name, severity.code/name, hostname; RFC 5424 also version and the appname, procid, msgid that are not `-` (when STRUCTURED-DATA follows them); RFC 3164 appname and procid from a TAG `name[pid]:`. Not written back: ECS → LEEF writes no syslog header',
   },
   {
     leef: 'any other key',

@@ -60,7 +60,7 @@ describe(syslogHeaderToEcs.name, () => {
       hostname: '192.168.1.1',
       version: '1',
     });
-    expect(syslogHeaderToEcs('<0>12 - - - 7 - ')).toEqual({
+    expect(syslogHeaderToEcs('<0>12 - - - 7 - - ')).toEqual({
       priority: 0,
       facility: { code: 0, name: 'kern' },
       severity: { code: 0, name: 'Emergency' },
@@ -72,6 +72,47 @@ describe(syslogHeaderToEcs.name, () => {
       hostname: 'host',
       appname: 'app',
     });
+  });
+
+  it('reads APP-NAME, PROCID and MSGID only when STRUCTURED-DATA follows them, with single spaces', () => {
+    const base = { priority: 13, facility: { code: 1, name: 'user' }, severity: { code: 5, name: 'Notice' } };
+    const ts = '2024-01-02T03:04:05Z';
+    expect(syslogHeaderToEcs(`<13>1 ${ts} host Some vendor text `)).toEqual({
+      ...base,
+      hostname: 'host',
+      version: '1',
+    });
+    expect(syslogHeaderToEcs(`<13>1 ${ts} host app 42 ID7 `)).toEqual({
+      ...base,
+      hostname: 'host',
+      version: '1',
+    });
+    expect(syslogHeaderToEcs(`<13>1 ${ts} host app  42 ID7 - `)).toEqual({
+      ...base,
+      hostname: 'host',
+      version: '1',
+    });
+    expect(syslogHeaderToEcs(`<13>1 ${ts} host app 42 ID7 [a@1 b="c d"] `)).toEqual({
+      ...base,
+      hostname: 'host',
+      version: '1',
+      appname: 'app',
+      procid: '42',
+      msgid: 'ID7',
+    });
+  });
+
+  it('names facilities 13-15 as rsyslog does and leaves out a PRI above 191', () => {
+    const names = [104, 112, 120].map((pri) => syslogHeaderToEcs(`<${pri}>Jan  8 11:07:53 h `)?.facility);
+    expect(names).toEqual([
+      { code: 13, name: 'audit' },
+      { code: 14, name: 'alert' },
+      { code: 15, name: 'clock' },
+    ]);
+    expect(syslogHeaderToEcs('<191>Jan  8 11:07:53 h ')).toMatchObject({
+      facility: { code: 23, name: 'local7' },
+    });
+    expect(syslogHeaderToEcs('<192>Jan  8 11:07:53 h ')).toEqual({ hostname: 'h' });
   });
 
   it('answers null when the prefix is no header', () => {

@@ -3,7 +3,8 @@ import { detectSyslogHeaderInto, newSyslogHeader } from '../syslog/detect-syslog
 /**
  * ECS `log.syslog` of the text that stands before `LEEF:` on a line, when it is an RFC 3164 or
  * RFC 5424 header (protocols §2.2, §3.5): priority, facility and severity (code and name),
- * HOSTNAME; for RFC 5424 also VERSION and the APP-NAME, PROCID and MSGID that are not `-`; for
+ * HOSTNAME; for RFC 5424 also VERSION and the APP-NAME, PROCID and MSGID that are not `-` (when
+ * STRUCTURED-DATA follows them, so they are header fields); for
  * RFC 3164 the APP-NAME and PROCID of a TAG `name[pid]:` or `name:` between HOSTNAME and `LEEF:`.
  * Null when the prefix is no header (nothing, an octet count alone, rsyslog's file format).
  */
@@ -11,11 +12,12 @@ export function syslogHeaderToEcs(prefix: string): Record<string, unknown> | nul
   const h = detectSyslogHeaderInto(prefix, header);
   if (h.kind !== 'rfc3164' && h.kind !== 'rfc5424') return null;
   const out: Record<string, unknown> = {};
-  if (h.pri >= 0) {
+  // PRI above 191 (facility 23, severity 7) is no valid PRI (RFC 5424 §6.2.1): left out, not named.
+  if (h.pri >= 0 && h.pri <= 191) {
     const facility = h.pri >> 3;
     const severity = h.pri & 7;
     out.priority = h.pri;
-    out.facility = { code: facility, name: FACILITIES[facility] ?? `facility${facility}` };
+    out.facility = { code: facility, name: FACILITIES[facility] };
     out.severity = { code: severity, name: SEVERITIES[severity] };
   }
   const hostname = prefix.slice(h.hostnameStart, h.hostnameEnd);
@@ -26,9 +28,17 @@ export function syslogHeaderToEcs(prefix: string): Record<string, unknown> | nul
     const gt = prefix.indexOf('>', h.start);
     out.version = prefix.slice(gt + 1, prefix.indexOf(' ', gt));
     const parts = rest === '' ? [] : rest.split(' ');
-    // APP-NAME PROCID MSGID (and STRUCTURED-DATA): all three, or the header ended at HOSTNAME
-    // (QRadar's examples put `LEEF:` right after it).
-    if (parts.length >= 3) {
+    // APP-NAME SP PROCID SP MSGID SP STRUCTURED-DATA, single spaces: only then are the words
+    // header fields. QRadar's examples end the header at HOSTNAME, and Socdrill's own synthesized
+    // header has three `-` and no STRUCTURED-DATA: nothing to read in either.
+    const sd = parts[3];
+    if (
+      sd !== undefined &&
+      (sd === '-' || sd.startsWith('[')) &&
+      parts[0] !== '' &&
+      parts[1] !== '' &&
+      parts[2] !== ''
+    ) {
       if (isToken(parts[0]!, 48)) out.appname = parts[0];
       if (isToken(parts[1]!, 128)) out.procid = parts[1];
       if (isToken(parts[2]!, 32)) out.msgid = parts[2];
@@ -58,7 +68,7 @@ function isToken(text: string, max: number): boolean {
   return true;
 }
 
-// RFC 5424 §6.2.1 (names as syslog implementations spell them).
+// The facilities of RFC 5424 §6.2.1 by rsyslog's names (13-15: log audit, log alert, clock daemon).
 const FACILITIES = [
   'kern',
   'user',
@@ -73,9 +83,9 @@ const FACILITIES = [
   'authpriv',
   'ftp',
   'ntp',
-  'security',
-  'console',
-  'solaris-cron',
+  'audit',
+  'alert',
+  'clock',
   'local0',
   'local1',
   'local2',

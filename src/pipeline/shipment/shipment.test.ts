@@ -89,6 +89,28 @@ describe('prepareShipment and shipmentEvents', () => {
     });
   });
 
+  it('puts a LEEF line’s syslog header into log.syslog of its ECS document', async () => {
+    const source = zip([
+      [
+        'a.log',
+        `<134>Jan 10 09:00:00 fw01 sshd[77]: LEEF:1.0|Acme|FW|1.0|deny|src=10.0.0.1\tdevTime=${t0}\nLEEF:1.0|Acme|FW|1.0|deny|devTime=${t0}\n`,
+      ],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    const events = await collect(shipment, 0, { kind: 'ecs' });
+    expect(events[0]?.doc?.log).toEqual({
+      syslog: {
+        priority: 134,
+        facility: { code: 16, name: 'local0' },
+        severity: { code: 6, name: 'Informational' },
+        hostname: 'fw01',
+        appname: 'sshd',
+        procid: '77',
+      },
+    });
+    expect(events[1]?.doc).not.toHaveProperty('log');
+  });
+
   it('converts a large LEEF archive to ECS in batches of at most 1,000 documents, in line order', async () => {
     const lines = Array.from(
       { length: 2_500 },
