@@ -37,9 +37,10 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { BulkDestination, HecDestination } from '../src/destinations/destination-types.ts';
 import { createLogger } from '../src/logger.ts';
-import { createBulkDriver } from '../src/pipeline/drivers/bulk/bulk-driver.ts';
-import type { Driver, OutboundEvent, ShipResult } from '../src/pipeline/drivers/driver.ts';
-import { createHecDriver } from '../src/pipeline/drivers/hec/hec-driver.ts';
+import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
+import { createBulkDriver } from '../src/siems/bulk/bulk-driver.ts';
+import { createHecDriver } from '../src/siems/hec/hec-driver.ts';
+import type { Driver, ShipResult } from '../src/siems/siem-client.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';
 

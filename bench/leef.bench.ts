@@ -46,12 +46,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { crc32, createDeflateRaw } from 'node:zlib';
-import type { OutboundEvent } from '../src/pipeline/drivers/driver.ts';
-import { BatchEncoder, type BatchSink } from '../src/pipeline/drivers/syslog-tcp/batch-encoder.ts';
-import { ChunkBuilder } from '../src/pipeline/drivers/syslog-tcp/chunk-builder.ts';
+import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import { prepareShipment } from '../src/pipeline/shipment/prepare-shipment.ts';
 import { shipmentEvents } from '../src/pipeline/shipment/shipment-events.ts';
 import { compileDateFormat } from '../src/pipeline/time/date-format.ts';
+import { BatchEncoder, type BatchSink } from '../src/siems/syslog-tcp/batch-encoder.ts';
+import { ChunkBuilder } from '../src/siems/syslog-tcp/chunk-builder.ts';
 
 type ArchiveKind = 'epoch' | 'formatted';
 type Output = 'syslog' | 'syslog-noise' | 'hec' | 'ecs';

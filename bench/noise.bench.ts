@@ -41,7 +41,7 @@ import { createDestination } from '../src/destinations/destination-service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createJob } from '../src/noise/job-service.ts';
 import { getRuns } from '../src/noise/run-store.ts';
-import { createDriver } from '../src/pipeline/drivers/registry.ts';
+import { createDriver } from '../src/siems/registry.ts';
 import { buildZip } from '../test/fixtures/archives/zip-builder.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';

@@ -27,8 +27,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Framing, SyslogDestination } from '../src/destinations/destination-types.ts';
 import { createLogger } from '../src/logger.ts';
-import type { OutboundEvent, ShipResult } from '../src/pipeline/drivers/driver.ts';
-import { createSyslogDriver } from '../src/pipeline/drivers/syslog-tcp/syslog-driver.ts';
+import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
+import type { ShipResult } from '../src/siems/siem-client.ts';
+import { createSyslogDriver } from '../src/siems/syslog-tcp/syslog-driver.ts';
 import { startSyslogSimulator } from '../test/simulators/syslog-simulator.ts';
 
 type Receiver = 'simulator' | 'minimal';

@@ -15,7 +15,6 @@ import type { CreateDriver } from './noise/ensure-job-indexes.ts';
 import { createNoiseDispatcher } from './noise/noise-dispatcher.ts';
 import { createNoiseServices, type NoiseServices } from './noise/noise-services.ts';
 import { schedulerProbe } from './noise/scheduler-probe.ts';
-import { createDriver } from './pipeline/drivers/registry.ts';
 import {
   createPlatformStatus,
   type PlatformStatus,
@@ -24,6 +23,7 @@ import {
 import { seedBuiltinRoles } from './roles/role-service.ts';
 import { loadSecretKey } from './secrets/load-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
+import { createDriver } from './siems/registry.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { storageProbe } from './storage/storage-probe.ts';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../context.ts';
-import type { CheckStep } from '../pipeline/drivers/driver.ts';
-import { createDriver } from '../pipeline/drivers/registry.ts';
+import { createDriver } from '../siems/registry.ts';
+import type { CheckStep } from '../siems/siem-client.ts';
 import { loadDestination } from './destination-service.ts';
 
 export type { CheckStep };

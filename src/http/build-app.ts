@@ -9,7 +9,7 @@ import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { destinationRoutes } from '../destinations/destination.routes.ts';
 import { AppError } from '../errors.ts';
-import { exerciseSessionRoutes } from '../exercise-sessions/exercise-session.routes.ts';
+import { labSessionRoutes } from '../lab-sessions/lab-session.routes.ts';
 import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
 import { roleRoutes } from '../roles/role.routes.ts';
@@ -152,7 +152,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(roleRoutes, { ctx });
   await app.register(destinationRoutes, { ctx });
   await app.register(auditRoutes, { ctx });
-  await app.register(exerciseSessionRoutes, { ctx });
+  await app.register(labSessionRoutes, { ctx });
   // Status streams before noise: preClose hooks run in this order, and the streams must end at
   // once, not after the noise dispatches have drained (Fastify gives each hook 10 s).
   await app.register(platformStatusRoutes, { ctx });

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { loadDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
-import type { Driver } from '../pipeline/drivers/driver.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Driver } from '../siems/siem-client.ts';
 import type { NoiseArchive } from './job-store.ts';
 
 /** Builds a SIEM driver for a destination; undefined while no driver exists in this build. */

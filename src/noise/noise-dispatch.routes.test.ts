@@ -5,8 +5,8 @@ import { type BulkSimulator, startBulkSimulator } from '../../test/simulators/bu
 import { type HecSimulator, startHecSimulator } from '../../test/simulators/hec-simulator.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../test/simulators/syslog-simulator.ts';
 import type { SyslogDestination } from '../destinations/destination-types.ts';
-import { createDriver } from '../pipeline/drivers/registry.ts';
-import { createSyslogDriver } from '../pipeline/drivers/syslog-tcp/syslog-driver.ts';
+import { createDriver } from '../siems/registry.ts';
+import { createSyslogDriver } from '../siems/syslog-tcp/syslog-driver.ts';
 import type { NoiseDispatcher } from './dispatch-types.ts';
 import { findJob } from './job-store.ts';
 import { JOB_RUNNING_REASON } from './noise-runner.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, signedInAs, TEST_NOW, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
-import type { Driver, IndexOutcome } from '../pipeline/drivers/driver.ts';
+import type { Driver, IndexOutcome } from '../siems/siem-client.ts';
 
 const ZIP = Buffer.from('PK\x03\x04 noise archive stand-in');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { buildStatusTestApp } from '../../test/helpers/status-test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
-import type { Driver } from '../pipeline/drivers/driver.ts';
-import { buildStatusTestApp } from './status-test-app.ts';
+import type { Driver } from '../siems/siem-client.ts';
 
 describe('platform status wiring', () => {
   it('spaces the checks of a failing SIEM 1, 2, 4 … configured poll intervals apart', async () => {

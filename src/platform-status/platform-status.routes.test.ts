@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildStatusTestApp, type StatusTestApp } from '../../test/helpers/status-test-app.ts';
 import { signedInAs } from '../../test/helpers/test-app.ts';
 import { startSyslogSimulator } from '../../test/simulators/syslog-simulator.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import { type ManualProvider, manualProvider, reading } from './manual-provider.ts';
 import { DRIVER_NOT_AVAILABLE } from './status-probes.ts';
-import { buildStatusTestApp, type StatusTestApp } from './status-test-app.ts';
 
 const DISPATCH_TOKEN = 'dispatch-token-for-tests-0123456789';
 

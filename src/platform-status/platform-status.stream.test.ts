@@ -1,8 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildStatusTestApp,
+  openSse,
+  type StatusTestApp,
+  waitUntil,
+} from '../../test/helpers/status-test-app.ts';
 import { createTestUser, login, signedInAs } from '../../test/helpers/test-app.ts';
 import { type ManualProvider, manualProvider, reading } from './manual-provider.ts';
-import { buildStatusTestApp, openSse, type StatusTestApp, waitUntil } from './status-test-app.ts';
 
 const HEARTBEAT_MS = 100;
 

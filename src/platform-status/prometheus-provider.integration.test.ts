@@ -4,14 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInAs, testTempDir } from '../../test/helpers/test-app.ts';
 import {
   buildStatusTestApp,
   openSse,
   type SseTestClient,
   type StatusTestApp,
   waitUntil,
-} from './status-test-app.ts';
+} from '../../test/helpers/status-test-app.ts';
+import { signedInAs, testTempDir } from '../../test/helpers/test-app.ts';
 
 /** Debian's Prometheus (`apt-get install prometheus`); .ci/run installs it. */
 function findPrometheus(): string | null {

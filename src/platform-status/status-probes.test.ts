@@ -4,8 +4,8 @@ import { manualClock } from '../clock.ts';
 import type { DbHandle } from '../db/create-db.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
-import type { CheckStep, Driver } from '../pipeline/drivers/driver.ts';
 import { createSecretBox } from '../secrets/secret-box.ts';
+import type { CheckStep, Driver } from '../siems/siem-client.ts';
 import {
   DRIVER_NOT_AVAILABLE,
   databaseProbe,

@@ -3,8 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import { loadEnabledDestinations } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
-import type { CheckStep, Driver } from '../pipeline/drivers/driver.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { CheckStep, Driver } from '../siems/siem-client.ts';
 import type { ComponentState } from './status-types.ts';
 
 /** Kinds of Socdrill's own dependencies that the built-in provider checks. */

@@ -1,7 +1,7 @@
-import type { OutboundBatch } from '../../src/pipeline/drivers/driver.ts';
-import { BatchEncoder, type BatchSink } from '../../src/pipeline/drivers/syslog-tcp/batch-encoder.ts';
-import { ChunkBuilder } from '../../src/pipeline/drivers/syslog-tcp/chunk-builder.ts';
-import type { SyslogEncoderSettings } from '../../src/pipeline/drivers/syslog-tcp/syslog-encode.ts';
+import type { OutboundBatch } from '../../src/pipeline/shipment/outbound-event.ts';
+import { BatchEncoder, type BatchSink } from '../../src/siems/syslog-tcp/batch-encoder.ts';
+import { ChunkBuilder } from '../../src/siems/syslog-tcp/chunk-builder.ts';
+import type { SyslogEncoderSettings } from '../../src/siems/syslog-tcp/syslog-encode.ts';
 
 /**
  * The syslog_tcp BatchEncoder without a socket: every chunk it fills is kept, every refusal's

@@ -31,7 +31,7 @@ export interface TlsFixtureOptions {
 }
 
 const DEFAULT_ALT_NAMES = ['localhost', '127.0.0.1', '::1'];
-const tmpRoot = fileURLToPath(new URL('../../.tmp/', import.meta.url));
+const tmpRoot = fileURLToPath(new URL('../../.tmp', import.meta.url));
 
 /**
  * Generates a fresh CA, a server certificate and an unrelated second CA with the `openssl` binary.

@@ -5,7 +5,7 @@
 // bytes. Every other consumer reads the events as before.
 
 import type { ByteLines } from '../archive/byte-lines.ts';
-import type { OutboundEvent } from '../drivers/driver.ts';
+import type { OutboundEvent } from '../shipment/outbound-event.ts';
 import { isAsciiLine, type LeefLineReader, type LineIndexes } from './leef-line-reader.ts';
 import { type RebaseContext, shiftLine } from './leef-rebase.ts';
 import { setAttribute } from './set-attribute.ts';

@@ -12,11 +12,10 @@ import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { leefLine, mutatedLine, noisyLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
 import { encoderCapture } from '../../../test/helpers/encoder-capture.ts';
 import type { Framing, HeaderMode, SyslogFormat } from '../../destinations/destination-types.ts';
+import { createSyslogEncoding, type SyslogEncoderSettings } from '../../siems/syslog-tcp/syslog-encode.ts';
 import { type ByteLineBatch, lineText, SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { splitLines } from '../archive/split-lines.ts';
 import { INFLATE_CHUNK_BYTES } from '../archive/zip-archive.ts';
-import type { OutboundBatch, OutboundEvent } from '../drivers/driver.ts';
-import { createSyslogEncoding, type SyslogEncoderSettings } from '../drivers/syslog-tcp/syslog-encode.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import {
@@ -32,6 +31,7 @@ import { frameLf, frameOctetCounted } from '../syslog/framing.ts';
 import { createHeaderWriter } from '../syslog/header-mode.ts';
 import { compileDateFormat } from '../time/date-format.ts';
 import { formatRfc3164Time } from '../time/rfc3164-time.ts';
+import type { OutboundBatch, OutboundEvent } from './outbound-event.ts';
 import { type PreparedShipment, prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
 import { shipmentEvents } from './shipment-events.ts';
 

@@ -1,6 +1,5 @@
 import { splitByteLines } from '../archive/byte-lines.ts';
 import { leefToEcs } from '../convert/leef-to-ecs.ts';
-import type { OutboundEvent } from '../drivers/driver.ts';
 import { shiftEcsRecord, shiftedEcsRecordTime } from '../ecs/ecs-record.ts';
 import {
   type LeefLines,
@@ -13,6 +12,7 @@ import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { RebaseContext } from '../leef/leef-rebase.ts';
 import { parseLeef } from '../leef/parse-leef.ts';
 import { isoUtc } from '../time/iso-utc.ts';
+import type { OutboundEvent } from './outbound-event.ts';
 import { lineIndexKey, type PreparedShipment } from './prepare-shipment.ts';
 
 /** Documents per batch when LEEF lines are converted to ECS (see shipmentEvents). */

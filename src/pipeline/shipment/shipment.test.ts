@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { AppError } from '../../errors.ts';
-import type { OutboundEvent } from '../drivers/driver.ts';
+import type { OutboundEvent } from './outbound-event.ts';
 import { prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
 import { type ShipmentOutput, shipmentEvents } from './shipment-events.ts';
 

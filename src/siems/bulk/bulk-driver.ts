@@ -1,0 +1,149 @@
+import type { BulkDestination } from '../../destinations/destination-types.ts';
+import { indexNameProblem } from '../../destinations/index-name.ts';
+import type { SendBatch } from '../shared/deliver.ts';
+import { type HttpDriverOptions, resolveDriverOptions, warnIfUnverified } from '../shared/driver-options.ts';
+import { HttpEndpoint } from '../shared/http-endpoint.ts';
+import { logShipResult } from '../shared/log-ship-result.ts';
+import { networkOutcome } from '../shared/network-outcome.ts';
+import { requestBody } from '../shared/request-body.ts';
+import { ShipLedger } from '../shared/ship-ledger.ts';
+import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
+import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
+import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import { type BulkAdminContext, checkBulk, ensureBulkIndex, wipeBulkIndex } from './bulk-admin.ts';
+import { classifyBulkAnswer } from './bulk-classify.ts';
+import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
+
+/** 5,000 documents or 5 MiB per request (the bulk helpers' defaults), four requests in flight. */
+export const BULK_BATCH_DEFAULTS: BatchLimits = { maxEvents: 5_000, maxBytes: 5 << 20, concurrency: 4 };
+
+/**
+ * Only what the driver reads back: the error flag and each item's status and error. Keeps the
+ * answer to a 5,000-item request at a few dozen bytes per item.
+ */
+const BULK_PATH = '/_bulk?filter_path=errors,items.*.status,items.*.error';
+
+/**
+ * The `vendorB_bulk` driver: ECS documents to Elasticsearch 8+ or OpenSearch 2+ through `_bulk`.
+ * A thin undici client rather than an official one: `@elastic/elasticsearch` refuses any server
+ * without the `X-Elastic-Product` header (so never talks to OpenSearch) and its v9 media types are
+ * refused by ES 8, while `@opensearch-project/opensearch` has no ApiKey auth; plain
+ * `application/json` / `application/x-ndjson` over HTTP works with both products
+ * (protocols-hec-bulk.md 3.9-3.10, 4).
+ */
+export function createBulkDriver(
+  destination: BulkDestination,
+  deps: DriverDeps,
+  options: HttpDriverOptions = {},
+): Driver {
+  const opts = resolveDriverOptions(options, BULK_BATCH_DEFAULTS);
+  const siem = destination.name;
+  const secrets = [destination.api_key, destination.password].filter(
+    (s): s is string => typeof s === 'string',
+  );
+  const message = (endpoint: string, cause: string) =>
+    scrubSecrets(siemMessage(siem, endpoint, cause), secrets);
+  warnIfUnverified(deps.log, siem, destination.tls_verify, [destination.url]);
+
+  const endpoint = new HttpEndpoint(destination.url, destination, {
+    connections: opts.batch.concurrency,
+    timeouts: opts.timeouts,
+  });
+  const authorization = destination.api_key
+    ? `ApiKey ${destination.api_key}`
+    : destination.username !== null && destination.password !== null
+      ? `Basic ${Buffer.from(`${destination.username}:${destination.password}`).toString('base64')}`
+      : undefined;
+  const baseHeaders: Record<string, string> = {
+    accept: 'application/json',
+    ...(authorization ? { authorization } : {}),
+  };
+  const bulkHeaders = { ...baseHeaders, 'content-type': 'application/x-ndjson' };
+  const admin: BulkAdminContext = {
+    endpoint,
+    headers: baseHeaders,
+    describe: (path, cause) => message(endpoint.label(path), cause),
+    wipeTimeoutMs: opts.jobTimeoutMs,
+  };
+  const badIndex = (index: string): string | undefined => {
+    const problem = indexNameProblem('vendorB_bulk', index);
+    return problem ? `index name "${index}" refused: ${problem}` : undefined;
+  };
+
+  return {
+    driver: 'vendorB_bulk',
+    destination,
+
+    async ship(batches, shipOptions: ShipOptions = {}): Promise<ShipResult> {
+      const ledger = new ShipLedger(shipOptions.onProgress);
+      const signal = shipOptions.signal ?? new AbortController().signal;
+      const index = shipOptions.index ?? destination.index;
+      const label = endpoint.label(BULK_PATH);
+      const describe = (cause: string) => message(label, cause);
+      const problem = index === null ? 'no index: the destination has no default index' : badIndex(index);
+      if (problem) ledger.stop(describe(problem));
+      const encode = createBulkEncoder(index ?? '', newIdPrefix());
+      const send: SendBatch = async (events, sendSignal) => {
+        const body = requestBody(events);
+        // Batches are cut by UTF-16 units (cheap to count); text outside ASCII takes up to three
+        // bytes per unit, so a body can come out larger than the byte limit: halve it unsent.
+        if (body.length > opts.batch.maxBytes && events.length > 1)
+          return overLimit(body.length, opts.batch.maxBytes);
+        const answer = await endpoint.request({
+          method: 'POST',
+          path: BULK_PATH,
+          headers: bulkHeaders,
+          body,
+          signal: sendSignal,
+        });
+        if (answer.kind === 'network') return networkOutcome(answer);
+        const outcome = classifyBulkAnswer(
+          answer.status,
+          answer.text,
+          answer.headers,
+          events.length,
+          Date.now(),
+        );
+        return outcome.kind === 'ok' ? { kind: 'ok', bytes: body.length } : outcome;
+      };
+      await runShipment(batches, encode, send, opts.batch, {
+        ledger,
+        signal,
+        policy: opts.retry,
+        wait: opts.wait,
+        random: opts.random,
+        describe,
+      });
+      return logShipResult(deps.log, siem, ledger.result());
+    },
+
+    async ensureIndex(index, signal = new AbortController().signal): Promise<IndexOutcome> {
+      const problem = badIndex(index);
+      if (problem) return { ok: false, index, error: message(endpoint.label(''), problem) };
+      return ensureBulkIndex(admin, index, signal);
+    },
+
+    async wipe(indexes, signal = new AbortController().signal): Promise<IndexOutcome[]> {
+      const outcomes: IndexOutcome[] = [];
+      for (const index of indexes) {
+        const problem = badIndex(index);
+        const outcome: IndexOutcome = problem
+          ? { ok: false, index, error: message(endpoint.label(''), problem) }
+          : await wipeBulkIndex(admin, index, signal);
+        if (outcome.ok) deps.log.info({ siem, index, deleted: outcome.deleted }, 'Index wiped.');
+        else deps.log.error({ siem, index, error: outcome.error }, 'Index wipe failed.');
+        outcomes.push(outcome);
+      }
+      return outcomes;
+    },
+
+    async check(signal = new AbortController().signal): Promise<CheckStep[]> {
+      const steps = await checkBulk(admin, destination.index, signal);
+      return steps.map((s) => ({ ...s, message: scrubSecrets(s.message, secrets) }));
+    },
+
+    async close(): Promise<void> {
+      await endpoint.close();
+    },
+  };
+}

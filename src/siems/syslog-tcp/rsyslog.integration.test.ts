@@ -1,0 +1,216 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../clock.ts';
+import type { Framing, SyslogDestination, SyslogFormat } from '../../destinations/destination-types.ts';
+import { createLogger } from '../../logger.ts';
+import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
+import { createSyslogDriver } from './syslog-driver.ts';
+
+// A private rsyslogd from Debian's package (.ci/run installs it): its own config, work directory
+// and pid file under .tmp, one imtcp input on a free loopback port, one omfile action. No
+// imuxsock/imklog, so it never touches the machine's own logging.
+
+const RSYSLOGD = '/usr/sbin/rsyslogd';
+
+function findRsyslogd(): string | null {
+  try {
+    accessSync(RSYSLOGD, constants.X_OK);
+    return RSYSLOGD;
+  } catch {
+    return null;
+  }
+}
+
+const binary = findRsyslogd();
+if (!binary && process.env.CI) {
+  throw new Error('rsyslogd is not installed but CI is set: apt-get install -y rsyslog');
+}
+if (!binary)
+  console.warn(`Skipping the rsyslog integration test: no ${RSYSLOGD} (apt-get install -y rsyslog).`);
+
+const tmpRoot = fileURLToPath(new URL('../../../.tmp', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function untilListening(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`rsyslogd exited with code ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`rsyslogd did not listen on ${port}`);
+}
+
+/** rsyslog escapes control characters on receipt as `#` and three octal digits. */
+const rsyslogEscaped = (text: string) =>
+  Array.from(text, (c) => (c < ' ' ? `#${c.charCodeAt(0).toString(8).padStart(3, '0')}` : c)).join('');
+
+/** `%timereported:::date-rfc3339%`: seconds and +00:00 for RFC 3164 (rsyslogd runs with TZ=UTC), ms and Z for 5424. */
+function reportedTime(ms: number, format: SyslogFormat): string {
+  const iso = new Date(ms).toISOString();
+  return format === 'rfc3164' ? `${iso.slice(0, 19)}+00:00` : iso;
+}
+
+/**
+ * The LEEF payload as the template prints it. rsyslog's RFC 3164 parser takes `LEEF:` as the TAG
+ * (it ends at the colon) and the rest as MSG; with RFC 5424 the TAG is the nil APP-NAME and the
+ * whole LEEF line is MSG. Either way TAG + MSG is the payload we sent.
+ */
+function printedPayload(leef: string, format: SyslogFormat): string {
+  return format === 'rfc3164' ? `LEEF: ${rsyslogEscaped(leef.slice(5))}` : `- ${rsyslogEscaped(leef)}`;
+}
+
+function destination(port: number, format: SyslogFormat, framing: Framing): SyslogDestination {
+  return {
+    id: 'rsyslog',
+    name: 'rsyslog-lab',
+    driver: 'syslog_tcp',
+    payload_format: 'leef',
+    index: 'lab',
+    enabled: true,
+    tls_verify: true,
+    ca_pem: null,
+    host: '127.0.0.1',
+    port,
+    tls: false,
+    source_identity: 'unused-default',
+    header_mode: 'synthesize_if_missing',
+    syslog_format: format,
+    framing,
+    facility: 16,
+    severity: 6,
+    provision_log_source: false,
+    offense_cleanup: false,
+    siem_q: null,
+  };
+}
+
+/** Event `i`: LEEF 2.0 and 1.0 (TAB-delimited), bare or behind an old header, some non-ASCII. */
+function leefLine(i: number, extra: string): string {
+  if (i % 2 === 0)
+    return `LEEF:2.0|Lab|Firewall|1.0|allow|^|seq=${i}^src=10.0.0.${i % 250}^usrName=jürgen${extra}`;
+  return `LEEF:1.0|Lab|Proxy|2.1|get|seq=${i}\tdst=192.168.1.${i % 250}\turl=/a?b=c${extra}`;
+}
+
+describe.skipIf(!binary)('syslog_tcp driver against a real rsyslogd', () => {
+  let dir: string;
+  let out: string;
+  let port: number;
+  let rsyslogd: ChildProcess;
+  const t0 = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
+
+  beforeAll(async () => {
+    mkdirSync(tmpRoot, { recursive: true });
+    dir = mkdtempSync(path.join(tmpRoot, 'rsyslog-'));
+    out = path.join(dir, 'messages.log');
+    port = await freePort();
+    const conf = path.join(dir, 'rsyslog.conf');
+    writeFileSync(
+      conf,
+      [
+        `global(workDirectory="${dir}" maxMessageSize="64k")`,
+        'module(load="imtcp")',
+        'template(name="lab" type="string" string="%timereported:::date-rfc3339% %hostname% %syslogtag% %msg%\\n")',
+        `ruleset(name="lab") { action(type="omfile" file="${out}" template="lab") }`,
+        `input(type="imtcp" address="127.0.0.1" port="${port}" ruleset="lab")`,
+        '',
+      ].join('\n'),
+    );
+    execFileSync(binary as string, ['-N1', '-f', conf], { stdio: 'pipe' });
+    rsyslogd = spawn(binary as string, ['-n', '-f', conf, '-i', path.join(dir, 'rsyslogd.pid')], {
+      env: { ...process.env, TZ: 'UTC' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await untilListening(port, rsyslogd);
+  });
+
+  afterAll(async () => {
+    if (rsyslogd && rsyslogd.exitCode === null) {
+      rsyslogd.kill('SIGTERM');
+      await once(rsyslogd, 'exit');
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The written lines of `host`, once there are `count` of them. */
+  async function linesOf(host: string, count: number): Promise<string[]> {
+    let lines: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      let text = '';
+      try {
+        text = readFileSync(out, 'utf8');
+      } catch {}
+      lines = text.split('\n').filter((line) => line.split(' ')[1] === host);
+      if (lines.length >= count) return lines;
+      await sleep(50);
+    }
+    return lines;
+  }
+
+  const cases: Array<[SyslogFormat, Framing]> = [
+    ['rfc3164', 'lf'],
+    ['rfc3164', 'octet_counting'],
+    ['rfc5424', 'lf'],
+    ['rfc5424', 'octet_counting'],
+  ];
+
+  it.each(cases)(
+    '%s headers with %s framing arrive as one message per event, payload intact',
+    async (format, framing) => {
+      const host = `lab-${format}-${framing === 'lf' ? 'lf' : 'octet'}`;
+      const total = 300;
+      // With octet counting an embedded line break stays in the event; with LF framing it becomes a space.
+      const extra = framing === 'octet_counting' ? '^note=first\nsecond' : '^note=first second';
+      const sent = framing === 'octet_counting' ? extra : '^note=first\r\nsecond';
+      const time = (i: number) => t0 + i * 1_000 + 123;
+      const batches = async function* (): AsyncGenerator<OutboundEvent[]> {
+        for (let n = 0; n < total; n += 100) {
+          const batch: OutboundEvent[] = [];
+          for (let i = n; i < n + 100; i++) {
+            const leef = leefLine(i, i % 10 === 0 ? sent : '');
+            // Every third line still carries the header it was archived with; it is replaced.
+            batch.push({
+              line: i % 3 === 0 ? `<13>Jan 18 11:07:53 archived-host ${leef}` : leef,
+              time: time(i),
+            });
+          }
+          yield batch;
+        }
+      };
+      const driver = createSyslogDriver(destination(port, format, framing), {
+        log: createLogger('silent'),
+        clock: systemClock,
+      });
+      const result = await driver.ship(batches(), { syslog: { sourceIdentity: host } });
+      expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0, errors: [] });
+
+      const lines = await linesOf(host, total);
+      expect(lines).toEqual(
+        Array.from(
+          { length: total },
+          (_, i) =>
+            `${reportedTime(time(i), format)} ${host} ${printedPayload(leefLine(i, i % 10 === 0 ? extra : ''), format)}`,
+        ),
+      );
+    },
+  );
+});
