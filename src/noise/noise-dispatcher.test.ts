@@ -86,7 +86,7 @@ function recordingDriver(
       for await (const batch of batches) events.push(...batch);
       log.push({ siem: destination.name, index: options.index, events });
       afterShip?.(call);
-      return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [] };
+      return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] };
     },
     ensureIndex: async (index) => ({ ok: true, index }),
     wipe: async () => [],
@@ -280,6 +280,13 @@ describe('createNoiseDispatcher', () => {
               retried: 5,
               bytes: 0,
               errors: ['SIEM "syslog-a" tcp://127.0.0.1:9: connection refused'],
+              failures: [
+                {
+                  reason: 'unreachable' as const,
+                  message: 'SIEM "syslog-a" tcp://127.0.0.1:9: connection refused',
+                  events: n,
+                },
+              ],
             };
           }
           return driver.ship(batches, options);

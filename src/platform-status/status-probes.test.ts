@@ -28,7 +28,7 @@ function fakeDriver(destination: Destination, steps: CheckStep[], log: string[])
   return {
     driver: destination.driver,
     destination,
-    ship: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [] }),
+    ship: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] }),
     ensureIndex: async (index) => ({ ok: true, index }),
     wipe: async () => [],
     check: async () => {

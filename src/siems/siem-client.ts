@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Destination, DriverName, HeaderMode } from '../destinations/destination-types.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
+import type { SiemFailure } from './siem-failure.ts';
 
 /** Running counters of a shipment; shipped + failed = events handed to the driver at the end. */
 export interface ShipCounters {
@@ -15,7 +16,10 @@ export interface ShipCounters {
 
 /** Outcome of a shipment: counters plus the first distinct error messages (bounded list). */
 export interface ShipResult extends ShipCounters {
+  /** The first distinct error messages (bounded list). */
   errors: string[];
+  /** Why events failed, as data: each distinct reason (and index) with the events it cost. */
+  failures: SiemFailure[];
 }
 
 /** Per-shipment options. */

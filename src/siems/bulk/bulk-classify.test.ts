@@ -59,6 +59,7 @@ describe('classifyBulkAnswer', () => {
       {},
       6,
       NOW,
+      'lab',
     );
     expect(outcome).toEqual({
       kind: 'partial',
@@ -70,7 +71,11 @@ describe('classifyBulkAnswer', () => {
           at: 3,
           reason: 'document refused: HTTP 400 document_parsing_exception: [1:2] failed to parse field [a]',
         },
-        { at: 5, reason: 'document refused: HTTP 404 index_not_found_exception: no such index [x]' },
+        {
+          at: 5,
+          reason: 'document refused: HTTP 404 index_not_found_exception: no such index [x]',
+          cause: { reason: 'index_refused', index: 'lab' },
+        },
       ],
       retryReason: 'document rejected: HTTP 429 es_rejected_execution_exception: rejected execution',
     });
@@ -94,10 +99,15 @@ describe('classifyBulkAnswer', () => {
       retry: [2],
       resend: [],
       failed: [
-        { at: 1, reason: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})` },
+        {
+          at: 1,
+          reason: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})`,
+          cause: { reason: 'unavailable' },
+        },
       ],
       retryReason: 'document rejected: HTTP 429 es_rejected_execution_exception: rejected execution',
       stop: `document refused: HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})`,
+      stopCause: { reason: 'unavailable' },
     });
   });
 
@@ -142,7 +152,11 @@ describe('classifyBulkAnswer', () => {
         3,
         NOW,
       ),
-    ).toEqual({ kind: 'stop', reason: `HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})` });
+    ).toEqual({
+      kind: 'stop',
+      reason: `HTTP 429 cluster_block_exception: ${FLOOD} (${FLOOD_ADVICE})`,
+      cause: { reason: 'unavailable' },
+    });
     expect(
       classifyBulkAnswer(
         403,
@@ -155,6 +169,7 @@ describe('classifyBulkAnswer', () => {
       kind: 'stop',
       reason:
         'HTTP 403 cluster_block_exception: index [lab] blocked by: [FORBIDDEN/8/index write (api)]; (index or cluster blocked for writes; clear the block, then ship again)',
+      cause: { reason: 'unavailable' },
     });
   });
 
@@ -183,6 +198,7 @@ describe('classifyBulkAnswer', () => {
     expect(classifyBulkAnswer(401, 'Unauthorized', {}, 3, NOW)).toEqual({
       kind: 'stop',
       reason: 'HTTP 401 Unauthorized (credentials refused or lacking privileges)',
+      cause: { reason: 'auth' },
     });
     expect(
       classifyBulkAnswer(
@@ -191,8 +207,13 @@ describe('classifyBulkAnswer', () => {
         {},
         1,
         NOW,
+        'x',
       ),
-    ).toEqual({ kind: 'stop', reason: 'HTTP 404 index_not_found_exception: no such index [x]' });
+    ).toEqual({
+      kind: 'stop',
+      reason: 'HTTP 404 index_not_found_exception: no such index [x]',
+      cause: { reason: 'index_refused', index: 'x' },
+    });
     expect(
       classifyBulkAnswer(406, '{"error":"Content-Type header [x] is not supported","status":406}', {}, 1, NOW)
         .kind,

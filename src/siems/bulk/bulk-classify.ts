@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseRetryAfter } from '../shared/backoff.ts';
-import type { SendOutcome } from '../shared/deliver.ts';
+import type { FailureCause, SendOutcome } from '../shared/deliver.ts';
 import { clip } from '../shared/siem-message.ts';
 
 /** `type: reason` of an Elasticsearch/OpenSearch error body, a 406's plain `error`, or clipped text. */
@@ -87,21 +87,33 @@ export function classifyBulkAnswer(
   headers: IncomingHttpHeaders,
   size: number,
   now: number,
+  index?: string,
 ): SendOutcome {
-  if (status === 200) return classifyItems(body, size);
+  if (status === 200) return classifyItems(body, size, index);
   const reason = `HTTP ${status} ${esErrorText(body)}`.trim();
-  if (isWriteBlock(status, esErrorType(body)))
-    return { kind: 'stop', reason: `${reason} (${blockAdvice(reason)})` };
+  const type = esErrorType(body);
+  if (isWriteBlock(status, type))
+    return { kind: 'stop', reason: `${reason} (${blockAdvice(reason)})`, cause: { reason: 'unavailable' } };
   if (status === 413) return { kind: 'split', reason };
   if (status === 408 || status === 429 || status >= 500) {
     return { kind: 'retry', reason, afterMs: parseRetryAfter(headers['retry-after'], now) };
   }
+  if (type === 'index_not_found_exception') return { kind: 'stop', reason, cause: indexRefused(index) };
   if (status === 401 || status === 403)
-    return { kind: 'stop', reason: `${reason} (credentials refused or lacking privileges)` };
-  return { kind: 'stop', reason };
+    return {
+      kind: 'stop',
+      reason: `${reason} (credentials refused or lacking privileges)`,
+      cause: { reason: 'auth' },
+    };
+  return { kind: 'stop', reason, cause: { reason: 'config' } };
 }
 
-function classifyItems(body: string, size: number): SendOutcome {
+/** `index_refused` for `index` (its name when the shipment knows it). */
+function indexRefused(index: string | undefined): FailureCause {
+  return index === undefined ? { reason: 'index_refused' } : { reason: 'index_refused', index };
+}
+
+function classifyItems(body: string, size: number, index: string | undefined): SendOutcome {
   let json: { errors?: unknown; items?: unknown };
   try {
     json = JSON.parse(body) as typeof json;
@@ -118,7 +130,7 @@ function classifyItems(body: string, size: number): SendOutcome {
   if (json.errors === false) return { kind: 'ok' };
   const accepted: number[] = [];
   const retry: number[] = [];
-  const failed: Array<{ at: number; reason: string }> = [];
+  const failed: Array<{ at: number; reason: string; cause?: FailureCause }> = [];
   let retryReason: string | undefined;
   let blocked: string | undefined;
   for (let i = 0; i < size; i++) {
@@ -130,12 +142,22 @@ function classifyItems(body: string, size: number): SendOutcome {
     else if (isWriteBlock(itemStatus, typeof error?.type === 'string' ? error.type : undefined)) {
       const detail = itemError(result?.error);
       const reason = `document refused: HTTP ${itemStatus} ${detail} (${blockAdvice(detail)})`;
-      failed.push({ at: i, reason });
+      failed.push({ at: i, reason, cause: { reason: 'unavailable' } });
       blocked ??= reason;
     } else if (retriableItem(itemStatus)) {
       retry.push(i);
       retryReason ??= `document rejected: HTTP ${itemStatus} ${itemError(result?.error)}`;
-    } else failed.push({ at: i, reason: `document refused: HTTP ${itemStatus} ${itemError(result?.error)}` });
+    } else {
+      // A missing index (auto-create off) or one the credentials may not write to: the SIEM
+      // refuses the index, not this document.
+      const type = typeof error?.type === 'string' ? error.type : undefined;
+      const refusesIndex = type === 'index_not_found_exception' || itemStatus === 403 || itemStatus === 404;
+      failed.push({
+        at: i,
+        reason: `document refused: HTTP ${itemStatus} ${itemError(result?.error)}`,
+        ...(refusesIndex ? { cause: indexRefused(index) } : {}),
+      });
+    }
   }
   // A write block meets every later request too: the shipment stops after this batch's verdicts.
   return {
@@ -145,7 +167,7 @@ function classifyItems(body: string, size: number): SendOutcome {
     retry,
     resend: [],
     ...(retryReason ? { retryReason } : {}),
-    ...(blocked ? { stop: blocked } : {}),
+    ...(blocked ? { stop: blocked, stopCause: { reason: 'unavailable' as const } } : {}),
   };
 }
 

@@ -167,6 +167,13 @@ describe('vendorB_bulk driver: shipping', () => {
       retried: 0,
       bytes: 0,
       errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: no index: the destination has no default index`],
+      failures: [
+        {
+          reason: 'config',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: no index: the destination has no default index`,
+          events: 3,
+        },
+      ],
     });
     expect(sim.store.requests).toHaveLength(0);
   });
@@ -190,6 +197,13 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       bytes: expect.any(Number),
       errors: [
         `SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 400 document_parsing_exception: failed to parse field [event.sequence]`,
+      ],
+      failures: [
+        {
+          reason: 'rejected',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 400 document_parsing_exception: failed to parse field [event.sequence]`,
+          events: 1,
+        },
       ],
     });
     expect(sequences(sim)).toEqual([0, 1, 2, 3, 4, 6, 7, 8, 9]);
@@ -237,6 +251,13 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       bytes: 0,
       errors: [
         `SIEM "elastic-lab" ${sim.url}/_bulk: connection refused (ECONNREFUSED); gave up after 4 attempts`,
+      ],
+      failures: [
+        {
+          reason: 'unreachable',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: connection refused (ECONNREFUSED); gave up after 4 attempts`,
+          events: 12,
+        },
       ],
     });
     expect(driver.delays).toEqual([10, 20, 40]);
@@ -286,6 +307,13 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       retried: 0,
       bytes: 0,
       errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: HTTP 429 ${flood('lab')}`],
+      failures: [
+        {
+          reason: 'unavailable',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: HTTP 429 ${flood('lab')}`,
+          events: 8,
+        },
+      ],
     });
     expect(driver.delays).toEqual([]);
   });
@@ -302,6 +330,13 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       retried: 0,
       bytes: expect.any(Number),
       errors: [`SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 429 ${flood(INDEX)}`],
+      failures: [
+        {
+          reason: 'unavailable',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: document refused: HTTP 429 ${flood(INDEX)}`,
+          events: 5,
+        },
+      ],
     });
     expect(sequences(sim)).toEqual([0, 2, 3]);
     expect(sim.store.requests.filter((r) => r.path === '/_bulk')).toHaveLength(1);
@@ -338,6 +373,13 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       bytes: 0,
       errors: [
         `SIEM "elastic-lab" ${sim.url}/_bulk: HTTP 401 Unauthorized (credentials refused or lacking privileges)`,
+      ],
+      failures: [
+        {
+          reason: 'auth',
+          message: `SIEM "elastic-lab" ${sim.url}/_bulk: HTTP 401 Unauthorized (credentials refused or lacking privileges)`,
+          events: 12,
+        },
       ],
     });
     expect(JSON.stringify(result)).not.toContain('wrong-password-42');

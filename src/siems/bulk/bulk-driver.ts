@@ -10,6 +10,7 @@ import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
 import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import { failure } from '../siem-failure.ts';
 import { type BulkAdminContext, checkBulk, ensureBulkIndex, wipeBulkIndex } from './bulk-admin.ts';
 import { classifyBulkAnswer } from './bulk-classify.ts';
 import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
@@ -81,7 +82,7 @@ export function createBulkDriver(
       const label = endpoint.label(BULK_PATH);
       const describe = (cause: string) => message(label, cause);
       const problem = index === null ? 'no index: the destination has no default index' : badIndex(index);
-      if (problem) ledger.stop(describe(problem));
+      if (problem) ledger.stop(failure('config', describe(problem)));
       const encode = createBulkEncoder(index ?? '', newIdPrefix());
       const send: SendBatch = async (events, sendSignal) => {
         const body = requestBody(events);
@@ -103,6 +104,7 @@ export function createBulkDriver(
           answer.headers,
           events.length,
           Date.now(),
+          index ?? undefined,
         );
         return outcome.kind === 'ok' ? { kind: 'ok', bytes: body.length } : outcome;
       };

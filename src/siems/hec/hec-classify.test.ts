@@ -47,6 +47,7 @@ describe('classifyHecAnswer', () => {
       kind: 'stop',
       reason:
         'HTTP 400 Incorrect index (code 7): the collector refuses index "lab" (not in the token\'s allowed indexes, or it does not exist)',
+      cause: { reason: 'index_refused', index: 'lab' },
       acceptedPrefix: 0,
     });
     expect(classify(400, reply('Incorrect index', 7, 4))).toMatchObject({ acceptedPrefix: 3 });
@@ -56,11 +57,21 @@ describe('classifyHecAnswer', () => {
     expect(classify(403, reply('Invalid token', 4))).toEqual({
       kind: 'stop',
       reason: 'HTTP 403 Invalid token (code 4): the HEC token was refused',
+      cause: { reason: 'auth' },
     });
-    expect(classify(401, reply('Token is required', 2)).kind).toBe('stop');
-    expect(classify(403, reply('Token disabled', 1)).kind).toBe('stop');
+    expect(classify(401, reply('Token is required', 2))).toMatchObject({
+      kind: 'stop',
+      cause: { reason: 'auth' },
+    });
+    expect(classify(403, reply('Token disabled', 1))).toMatchObject({
+      kind: 'stop',
+      cause: { reason: 'auth' },
+    });
     for (const code of [10, 11, 14, 16])
-      expect(classify(400, reply('x', code)).kind, `code ${code}`).toBe('stop');
+      expect(classify(400, reply('x', code)), `code ${code}`).toMatchObject({
+        kind: 'stop',
+        cause: { reason: 'config' },
+      });
   });
 
   it('retries busy, internal errors, gateways and 429, honouring Retry-After', () => {
@@ -89,6 +100,7 @@ describe('classifyHecAnswer', () => {
     expect(classifyHecAnswer(501, '', {}, 5, 'lab', 0, true)).toEqual({
       kind: 'stop',
       reason: 'HTTP 501: the server does not implement this request',
+      cause: { reason: 'config' },
     });
   });
 

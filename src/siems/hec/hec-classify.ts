@@ -76,22 +76,28 @@ export function classifyHecAnswer(
     return {
       kind: 'stop',
       reason: `${reason}: the collector refuses ${target} (not in the token's allowed indexes, or it does not exist)`,
+      cause: index === null ? { reason: 'index_refused' } : { reason: 'index_refused', index },
       acceptedPrefix: n === undefined ? 0 : n - 1,
     };
   }
   if (status === 400 && reply.code !== undefined && CONFIG_ERRORS.has(reply.code))
-    return { kind: 'stop', reason };
+    return { kind: 'stop', reason, cause: { reason: 'config' } };
   if (status === 401 || status === 403)
-    return { kind: 'stop', reason: `${reason}: the HEC token was refused` };
+    return { kind: 'stop', reason: `${reason}: the HEC token was refused`, cause: { reason: 'auth' } };
   if (status === 413) return { kind: 'split', reason };
   if (status === 404 && !retryNotFound) {
     return {
       kind: 'stop',
       reason: `${reason}: no HTTP Event Collector at this URL (check the URL and port; set HEC_RETRY_NOT_FOUND=true to retry 404s, which Splunk Cloud answers during maintenance)`,
+      cause: { reason: 'config' },
     };
   }
   if (status === 501)
-    return { kind: 'stop', reason: `${reason}: the server does not implement this request` };
+    return {
+      kind: 'stop',
+      reason: `${reason}: the server does not implement this request`,
+      cause: { reason: 'config' },
+    };
   if (status === 404 || status === 408 || status === 429 || status >= 500) {
     return {
       kind: 'retry',

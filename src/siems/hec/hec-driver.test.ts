@@ -232,6 +232,13 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
       errors: [
         `SIEM "splunk-lab" ${sim.url}/services/collector/event: connection refused (ECONNREFUSED); gave up after 4 attempts`,
       ],
+      failures: [
+        {
+          reason: 'unreachable',
+          message: `SIEM "splunk-lab" ${sim.url}/services/collector/event: connection refused (ECONNREFUSED); gave up after 4 attempts`,
+          events: 10,
+        },
+      ],
     });
     // One retry schedule for the first batch, then the shipment stops: later batches are not tried.
     expect(wait.delays).toEqual([10, 20, 40]);
@@ -324,6 +331,13 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
       errors: [
         `SIEM "splunk-lab" ${sim.url}/services/collector/event: event refused: HTTP 400 Invalid data format (code 6)`,
       ],
+      failures: [
+        {
+          reason: 'rejected',
+          message: `SIEM "splunk-lab" ${sim.url}/services/collector/event: event refused: HTTP 400 Invalid data format (code 6)`,
+          events: 1,
+        },
+      ],
     });
     expect(sim.store.requests.map((r) => r.status)).toEqual([400, 200]);
     expect(seqs(sim)).toEqual([0, 1, 3, 4]);
@@ -341,6 +355,14 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
       bytes: 0,
       errors: [
         `SIEM "splunk-lab" ${sim.url}/services/collector/event: HTTP 400 Incorrect index (code 7): the collector refuses index "not-there" (not in the token's allowed indexes, or it does not exist)`,
+      ],
+      failures: [
+        {
+          reason: 'index_refused',
+          index: 'not-there',
+          message: `SIEM "splunk-lab" ${sim.url}/services/collector/event: HTTP 400 Incorrect index (code 7): the collector refuses index "not-there" (not in the token's allowed indexes, or it does not exist)`,
+          events: 12,
+        },
       ],
     });
   });

@@ -12,6 +12,7 @@ import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
 import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import { failure } from '../siem-failure.ts';
 import { checkHec } from './hec-check.ts';
 import { classifyHecAnswer } from './hec-classify.ts';
 import { createHecEncoder } from './hec-encode.ts';
@@ -103,7 +104,7 @@ export function createHecDriver(
       const label = collector.label(EVENT_PATH);
       const describe = (cause: string) => message(label, cause);
       const problem = index === null ? undefined : indexNameProblem('vendorA_hec', index);
-      if (problem) ledger.stop(describe(`index name "${index}" refused: ${problem}`));
+      if (problem) ledger.stop(failure('config', describe(`index name "${index}" refused: ${problem}`)));
       const encode = createHecEncoder({
         format: destination.payload_format,
         index,

@@ -40,7 +40,14 @@ describe('deliverBatch', () => {
     const ctx = context({ ledger: new ShipLedger((c) => progress.push(c.shipped)) });
     const { send, sent } = scripted([{ kind: 'ok' }]);
     await deliverBatch(events(3), send, ctx);
-    expect(ctx.ledger.result()).toEqual({ shipped: 3, failed: 0, retried: 0, bytes: 6, errors: [] });
+    expect(ctx.ledger.result()).toEqual({
+      shipped: 3,
+      failed: 0,
+      retried: 0,
+      bytes: 6,
+      errors: [],
+      failures: [],
+    });
     expect(sent).toHaveLength(1);
     expect(progress).toEqual([3]);
   });
@@ -61,15 +68,22 @@ describe('deliverBatch', () => {
   it('gives up after the last attempt, fails the batch and stops the shipment', async () => {
     const ctx = context();
     const { send, sent } = scripted([
-      { kind: 'retry', reason: 'connection refused' },
-      { kind: 'retry', reason: 'connection refused' },
-      { kind: 'retry', reason: 'connection refused' },
+      { kind: 'retry', reason: 'connection refused', cause: { reason: 'unreachable' } },
+      { kind: 'retry', reason: 'connection refused', cause: { reason: 'unreachable' } },
+      { kind: 'retry', reason: 'connection refused', cause: { reason: 'unreachable' } },
     ]);
     await deliverBatch(events(4), send, ctx);
     expect(sent).toHaveLength(3);
     const reason = 'SIEM "s" x: connection refused; gave up after 3 attempts';
-    expect(ctx.ledger.result()).toEqual({ shipped: 0, failed: 4, retried: 8, bytes: 0, errors: [reason] });
-    expect(ctx.ledger.stopReason).toBe(reason);
+    expect(ctx.ledger.result()).toEqual({
+      shipped: 0,
+      failed: 4,
+      retried: 8,
+      bytes: 0,
+      errors: [reason],
+      failures: [{ reason: 'unreachable', message: reason, events: 4 }],
+    });
+    expect(ctx.ledger.stopped?.message).toBe(reason);
     // A later batch of the same shipment is failed without being sent.
     const later = scripted([]);
     await deliverBatch(events(2), later.send, ctx);
@@ -96,14 +110,14 @@ describe('deliverBatch', () => {
     await deliverBatch(events(3), send, ctx);
     expect(sent).toHaveLength(1);
     expect(ctx.ledger.result()).toMatchObject({ shipped: 1, failed: 2, retried: 0 });
-    expect(ctx.ledger.stopReason).toBe('SIEM "s" x: HTTP 403 Invalid token (code 4)');
+    expect(ctx.ledger.stopped?.message).toBe('SIEM "s" x: HTTP 403 Invalid token (code 4)');
   });
 
   it('rejects a batch without stopping the shipment', async () => {
     const ctx = context();
     await deliverBatch(events(3), scripted([{ kind: 'reject', reason: 'HTTP 400' }]).send, ctx);
     expect(ctx.ledger.result()).toMatchObject({ shipped: 0, failed: 3 });
-    expect(ctx.ledger.stopReason).toBeUndefined();
+    expect(ctx.ledger.stopped).toBeUndefined();
   });
 
   it('splits a batch the receiver finds too large, down to single events', async () => {
@@ -165,7 +179,7 @@ describe('deliverBatch', () => {
     expect(sent).toHaveLength(1);
     expect(ctx.waits).toEqual([]);
     expect(ctx.ledger.result()).toMatchObject({ shipped: 2, failed: 3, retried: 0 });
-    expect(ctx.ledger.stopReason).toBe('SIEM "s" x: document refused: cluster_block_exception');
+    expect(ctx.ledger.stopped?.message).toBe('SIEM "s" x: document refused: cluster_block_exception');
   });
 
   it('fails only the per-event retries that run out of attempts, and carries on', async () => {
@@ -185,7 +199,7 @@ describe('deliverBatch', () => {
       failed: 1,
       errors: ['SIEM "s" x: HTTP 429; gave up after 2 attempts'],
     });
-    expect(ctx.ledger.stopReason).toBeUndefined();
+    expect(ctx.ledger.stopped).toBeUndefined();
   });
 
   it('fails events an answer says nothing about', async () => {

@@ -1,3 +1,4 @@
+import { type Failure, type FailureReason, failure } from '../siem-failure.ts';
 import { backoffDelay, type RetryPolicy, type Wait } from './backoff.ts';
 import type { ShipLedger } from './ship-ledger.ts';
 
@@ -30,30 +31,55 @@ export interface EncodedEvent {
  *   out again at once (it was not looked at), `retry` after a backoff; with `stop`, neither: they
  *   and all later events fail (a write block every item meets);
  * - `cancelled`: the shipment's signal aborted the send.
+ *
+ * `cause` says why as data (SiemFailure); without it a `reject` or a failed item is `rejected`, a
+ * `stop` is `config`, and retries that run out are `unavailable`.
  */
 export type SendOutcome =
   | { readonly kind: 'ok'; readonly bytes?: number }
   | {
       readonly kind: 'retry';
       readonly reason: string;
+      readonly cause?: FailureCause;
       readonly afterMs?: number;
       readonly acceptedPrefix?: number;
     }
-  | { readonly kind: 'reject'; readonly reason: string; readonly acceptedPrefix?: number }
-  | { readonly kind: 'stop'; readonly reason: string; readonly acceptedPrefix?: number }
+  | {
+      readonly kind: 'reject';
+      readonly reason: string;
+      readonly cause?: FailureCause;
+      readonly acceptedPrefix?: number;
+    }
+  | {
+      readonly kind: 'stop';
+      readonly reason: string;
+      readonly cause?: FailureCause;
+      readonly acceptedPrefix?: number;
+    }
   | { readonly kind: 'split'; readonly reason: string }
   | {
       readonly kind: 'partial';
       readonly accepted: readonly number[];
-      readonly failed: ReadonlyArray<{ readonly at: number; readonly reason: string }>;
+      readonly failed: ReadonlyArray<{
+        readonly at: number;
+        readonly reason: string;
+        readonly cause?: FailureCause;
+      }>;
       readonly resend: readonly number[];
       readonly retry: readonly number[];
       readonly retryReason?: string;
       readonly afterMs?: number;
       /** The answer shows that later events will be refused too: stop the shipment after these verdicts. */
       readonly stop?: string;
+      readonly stopCause?: FailureCause;
     }
   | { readonly kind: 'cancelled' };
+
+/** Why an outcome failed events, as data: the reason and, for `index_refused`, the index. */
+export interface FailureCause {
+  readonly reason: FailureReason;
+  readonly index?: string;
+}
 
 /** Sends a batch once. */
 export type SendBatch = (events: readonly EncodedEvent[], signal: AbortSignal) => Promise<SendOutcome>;
@@ -67,6 +93,16 @@ export interface DeliverContext {
   /** Turns a cause into a full message naming the SIEM and the endpoint. */
   readonly describe: (cause: string) => string;
   readonly random?: () => number;
+}
+
+/** A Failure of `reason` (`cause` when given) whose message names the SIEM and endpoint. */
+export function described(
+  ctx: Pick<DeliverContext, 'describe'>,
+  text: string,
+  fallback: FailureReason,
+  cause?: FailureCause,
+): Failure {
+  return failure(cause?.reason ?? fallback, ctx.describe(text), cause?.index);
 }
 
 /**
@@ -85,26 +121,34 @@ export async function deliverBatch(
   let pending = batch;
   let attempt = 1;
   while (pending.length > 0) {
-    if (ledger.stopReason !== undefined) return ledger.fail(pending.length, ledger.stopReason);
-    if (ctx.signal.aborted) return ledger.fail(pending.length, ctx.describe('cancelled'));
+    if (ledger.stopped !== undefined) return ledger.fail(pending.length, ledger.stopped);
+    if (ctx.signal.aborted) return ledger.fail(pending.length, described(ctx, 'cancelled', 'cancelled'));
     const outcome = await sendSafely(send, pending, ctx.signal);
     switch (outcome.kind) {
       case 'ok':
         acknowledge(ctx, pending, outcome.bytes);
         return;
       case 'cancelled':
-        return ledger.fail(pending.length, ctx.describe('cancelled'));
+        return ledger.fail(pending.length, described(ctx, 'cancelled', 'cancelled'));
       case 'reject':
       case 'stop': {
         const taken = clampPrefix(outcome.acceptedPrefix, pending.length);
         if (taken > 0) acknowledge(ctx, pending.slice(0, taken));
-        const reason = ctx.describe(outcome.reason);
-        if (outcome.kind === 'stop') ledger.stop(reason);
-        return ledger.fail(pending.length - taken, reason);
+        const why = described(
+          ctx,
+          outcome.reason,
+          outcome.kind === 'stop' ? 'config' : 'rejected',
+          outcome.cause,
+        );
+        if (outcome.kind === 'stop') ledger.stop(why);
+        return ledger.fail(pending.length - taken, why);
       }
       case 'split': {
         if (pending.length === 1)
-          return ledger.fail(1, ctx.describe(`${outcome.reason}; one event alone is too large`));
+          return ledger.fail(
+            1,
+            described(ctx, `${outcome.reason}; one event alone is too large`, 'rejected'),
+          );
         const half = Math.ceil(pending.length / 2);
         await deliverBatch(pending.slice(0, half), send, ctx);
         await deliverBatch(pending.slice(half), send, ctx);
@@ -115,9 +159,14 @@ export async function deliverBatch(
         if (taken > 0) acknowledge(ctx, pending.slice(0, taken));
         pending = pending.slice(taken);
         if (attempt >= ctx.policy.attempts) {
-          const reason = ctx.describe(`${outcome.reason}; gave up after ${attempt} attempts`);
-          ledger.stop(reason);
-          return ledger.fail(pending.length, reason);
+          const why = described(
+            ctx,
+            `${outcome.reason}; gave up after ${attempt} attempts`,
+            'unavailable',
+            outcome.cause,
+          );
+          ledger.stop(why);
+          return ledger.fail(pending.length, why);
         }
         if (!(await pause(ctx, attempt, outcome.afterMs))) continue;
         ledger.retry(pending.length);
@@ -126,22 +175,29 @@ export async function deliverBatch(
       }
       case 'partial': {
         if (outcome.accepted.length > 0) acknowledge(ctx, pick(pending, outcome.accepted));
-        for (const f of outcome.failed) ledger.fail(1, ctx.describe(f.reason));
+        for (const f of outcome.failed) ledger.fail(1, described(ctx, f.reason, 'rejected', f.cause));
         const covered =
           outcome.accepted.length + outcome.failed.length + outcome.resend.length + outcome.retry.length;
         // Conservation over convenience: an event the answer says nothing about is not delivered.
-        ledger.fail(pending.length - covered, ctx.describe('the answer did not cover every event'));
+        ledger.fail(
+          pending.length - covered,
+          described(ctx, 'the answer did not cover every event', 'rejected'),
+        );
         if (outcome.stop !== undefined) {
-          const reason = ctx.describe(outcome.stop);
-          ledger.stop(reason);
-          return ledger.fail(outcome.resend.length + outcome.retry.length, reason);
+          const why = described(ctx, outcome.stop, 'config', outcome.stopCause);
+          ledger.stop(why);
+          return ledger.fail(outcome.resend.length + outcome.retry.length, why);
         }
         const retry = pick(pending, outcome.retry);
         const resend = pick(pending, outcome.resend);
         if (retry.length > 0 && attempt >= ctx.policy.attempts) {
           ledger.fail(
             retry.length,
-            ctx.describe(`${outcome.retryReason ?? 'rejected'}; gave up after ${attempt} attempts`),
+            described(
+              ctx,
+              `${outcome.retryReason ?? 'rejected'}; gave up after ${attempt} attempts`,
+              'unavailable',
+            ),
           );
           pending = resend;
           continue;
@@ -174,7 +230,11 @@ async function sendSafely(
   try {
     return await send(events, signal);
   } catch (err) {
-    return { kind: 'stop', reason: `internal error: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      kind: 'stop',
+      reason: `internal error: ${err instanceof Error ? err.message : String(err)}`,
+      cause: { reason: 'internal' },
+    };
   }
 }
 

@@ -7,6 +7,6 @@ import type { NetworkFailure } from './network-failure.ts';
  */
 export function networkOutcome(failure: NetworkFailure): SendOutcome {
   if (failure.cancelled) return { kind: 'cancelled' };
-  if (failure.tls) return { kind: 'stop', reason: failure.message };
-  return { kind: 'retry', reason: failure.message };
+  if (failure.tls) return { kind: 'stop', reason: failure.message, cause: { reason: 'tls' } };
+  return { kind: 'retry', reason: failure.message, cause: { reason: 'unreachable' } };
 }

@@ -1,13 +1,14 @@
 import type { ShipCounters, ShipResult } from '../siem-client.ts';
+import type { Failure, SiemFailure } from '../siem-failure.ts';
 
-/** Distinct error messages a shipment keeps; the rest are only counted. */
+/** Distinct failures (and error messages) a shipment keeps; the rest are only counted. */
 export const MAX_ERRORS = 10;
 
 /**
  * The counting discipline of one shipment: every event handed to the driver is counted exactly
- * once, as shipped (the SIEM acknowledged it) or failed (with a reason). Also carries the "stop"
+ * once, as shipped (the SIEM acknowledged it) or failed (with a Failure). Also carries the "stop"
  * state: once a configuration error or an exhausted retry budget stops the shipment, everything
- * not yet acknowledged is failed with that reason instead of being sent.
+ * not yet acknowledged is failed with that failure instead of being sent.
  */
 export class ShipLedger {
   shipped = 0;
@@ -15,16 +16,17 @@ export class ShipLedger {
   retried = 0;
   bytes = 0;
   readonly #errors: string[] = [];
+  readonly #failures: Array<{ failure: Failure; events: number }> = [];
   readonly #onProgress: ((counters: Readonly<ShipCounters>) => void) | undefined;
-  #stopReason: string | undefined;
+  #stopped: Failure | undefined;
 
   constructor(onProgress?: (counters: Readonly<ShipCounters>) => void) {
     this.#onProgress = onProgress;
   }
 
   /** Why the shipment stopped, or undefined while it runs. */
-  get stopReason(): string | undefined {
-    return this.#stopReason;
+  get stopped(): Failure | undefined {
+    return this.#stopped;
   }
 
   /** `count` events acknowledged by the SIEM, `bytes` of payload among them. */
@@ -33,11 +35,17 @@ export class ShipLedger {
     this.bytes += bytes;
   }
 
-  /** `count` events that will not be delivered, for `reason`. */
-  fail(count: number, reason: string): void {
+  /** `count` events that will not be delivered, for `failure`. */
+  fail(count: number, failure: Failure): void {
     if (count <= 0) return;
     this.failed += count;
-    this.note(reason);
+    this.note(failure.message);
+    // Failures are told apart by reason and index; the first message of each stands for it.
+    const same = this.#failures.find(
+      (f) => f.failure.reason === failure.reason && f.failure.index === failure.index,
+    );
+    if (same) same.events += count;
+    else if (this.#failures.length < MAX_ERRORS) this.#failures.push({ failure, events: count });
   }
 
   /** `count` events sent again after a retriable failure. */
@@ -45,10 +53,10 @@ export class ShipLedger {
     this.retried += count;
   }
 
-  /** Stops the shipment; the first reason wins. */
-  stop(reason: string): void {
-    this.#stopReason ??= reason;
-    this.note(reason);
+  /** Stops the shipment; the first failure wins. */
+  stop(failure: Failure): void {
+    this.#stopped ??= failure;
+    this.note(failure.message);
   }
 
   /** Keeps an error message unless it is already listed or the list is full. */
@@ -71,6 +79,7 @@ export class ShipLedger {
   }
 
   result(): ShipResult {
-    return { ...this.counters(), errors: [...this.#errors] };
+    const failures: SiemFailure[] = this.#failures.map((f) => ({ ...f.failure, events: f.events }));
+    return { ...this.counters(), errors: [...this.#errors], failures };
   }
 }

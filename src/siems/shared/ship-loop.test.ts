@@ -109,7 +109,7 @@ describe('runShipment', () => {
     let sends = 0;
     const send = async (): Promise<SendOutcome> => {
       sends++;
-      return { kind: 'stop', reason: 'HTTP 401 token refused' };
+      return { kind: 'stop', reason: 'HTTP 401 token refused', cause: { reason: 'auth' } };
     };
     const ctx = context();
     const pulled = { count: 0 };
@@ -128,6 +128,7 @@ describe('runShipment', () => {
       retried: 0,
       bytes: 0,
       errors: ['HTTP 401 token refused'],
+      failures: [{ reason: 'auth', message: 'HTTP 401 token refused', events: 5 }],
     });
   });
 

@@ -2,6 +2,7 @@ import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import {
   type DeliverContext,
   deliverBatch,
+  described,
   type EncodedEvent,
   type SendBatch,
   type SendOutcome,
@@ -75,17 +76,17 @@ export async function runShipment(
   try {
     for await (const events of input) {
       if (signal.aborted) {
-        ledger.fail(events.length, ctx.describe('cancelled'));
+        ledger.fail(events.length, described(ctx, 'cancelled', 'cancelled'));
         break;
       }
-      if (ledger.stopReason !== undefined) {
-        ledger.fail(events.length, ledger.stopReason);
+      if (ledger.stopped !== undefined) {
+        ledger.fail(events.length, ledger.stopped);
         continue;
       }
       for (const event of events) {
         const encoded = encode(event, seq++);
         if ('error' in encoded) {
-          ledger.fail(1, ctx.describe(encoded.error));
+          ledger.fail(1, described(ctx, encoded.error, 'rejected'));
           continue;
         }
         if (current.length > 0 && currentBytes + encoded.size > limits.maxBytes) await flush();
@@ -98,7 +99,7 @@ export async function runShipment(
     if (current.length > 0) await flush();
   } catch (err) {
     // The input itself failed (a programming error upstream): settle what is out, then rethrow.
-    ledger.fail(current.length, ctx.describe('not sent: the event source failed'));
+    ledger.fail(current.length, described(ctx, 'not sent: the event source failed', 'internal'));
     await Promise.allSettled(inFlight);
     throw err;
   }

@@ -1,5 +1,6 @@
 import { backoffDelay, type RetryPolicy, type Wait } from '../shared/backoff.ts';
 import type { ShipLedger } from '../shared/ship-ledger.ts';
+import { type Failure, failure } from '../siem-failure.ts';
 import type { ConnectOutcome, SyslogConnection } from './syslog-connection.ts';
 
 /** Frames of several events, encoded once and kept until the receiver confirmed them. */
@@ -75,8 +76,8 @@ export class DeliveryWindow {
 
   /** Adds a chunk and writes it (waiting while the receiver is slow); confirms when a limit is reached. */
   async push(chunk: Chunk): Promise<void> {
-    if (this.#ctx.ledger.stopReason !== undefined) {
-      this.#ctx.ledger.fail(chunk.events, this.#ctx.ledger.stopReason);
+    if (this.#ctx.ledger.stopped !== undefined) {
+      this.#ctx.ledger.fail(chunk.events, this.#ctx.ledger.stopped);
       return;
     }
     if (this.#chunks.length === 0) this.#openedAt = this.#now();
@@ -99,8 +100,8 @@ export class DeliveryWindow {
   async #writeAll(): Promise<boolean> {
     const { ledger, signal } = this.#ctx;
     for (;;) {
-      if (signal.aborted) return this.#abandon(this.#ctx.describe('cancelled'));
-      if (ledger.stopReason !== undefined) return this.#abandon(ledger.stopReason);
+      if (signal.aborted) return this.#abandon(failure('cancelled', this.#ctx.describe('cancelled')));
+      if (ledger.stopped !== undefined) return this.#abandon(ledger.stopped);
       if (this.#connection === undefined && !(await this.#reconnect())) continue;
       const connection = this.#connection as SyslogConnection;
       while (this.#written < this.#chunks.length) {
@@ -120,7 +121,13 @@ export class DeliveryWindow {
     const ctx = this.#ctx;
     if (this.#failures > 0) {
       if (this.#failures >= ctx.policy.attempts) {
-        this.#abandon(ctx.describe(`${this.#lastCause}; gave up after ${this.#failures} attempts`), true);
+        this.#abandon(
+          failure(
+            'unreachable',
+            ctx.describe(`${this.#lastCause}; gave up after ${this.#failures} attempts`),
+          ),
+          true,
+        );
         return false;
       }
       const delay = backoffDelay(this.#failures, ctx.policy, ctx.random);
@@ -130,7 +137,7 @@ export class DeliveryWindow {
     const opened = await ctx.connect(ctx.signal);
     if (!opened.ok) {
       this.#lastCause = opened.cause;
-      if (opened.fatal) this.#abandon(ctx.describe(opened.cause), true);
+      if (opened.fatal) this.#abandon(failure(opened.reason, ctx.describe(opened.cause)), true);
       else this.#failures++;
       return false;
     }
@@ -167,15 +174,15 @@ export class DeliveryWindow {
   }
 
   /**
-   * Counts the window failed with `reason` (stopping the shipment when `stop`); notes how many of
+   * Counts the window failed with `why` (stopping the shipment when `stop`); notes how many of
    * those events were written and may still have reached the receiver. Returns false.
    */
-  #abandon(reason: string, stop = false): false {
+  #abandon(why: Failure, stop = false): false {
     const { ledger } = this.#ctx;
-    if (stop) ledger.stop(reason);
+    if (stop) ledger.stop(why);
     let written = 0;
     for (const chunk of this.#chunks) if (chunk.sent) written += chunk.events;
-    ledger.fail(this.#events, reason);
+    ledger.fail(this.#events, why);
     if (written > 0) {
       ledger.note(
         this.#ctx.describe(

@@ -28,8 +28,13 @@ export const DEFAULT_SYSLOG_TIMEOUTS: SyslogTimeouts = { connectMs: 10_000, idle
 /** Outcome of openSyslogConnection. */
 export type ConnectOutcome =
   | { readonly ok: true; readonly connection: SyslogConnection; readonly ms: number }
-  /** `fatal`: retrying cannot help (certificate problem, cancelled). */
-  | { readonly ok: false; readonly cause: string; readonly fatal: boolean };
+  /** `fatal`: retrying cannot help (certificate problem, cancelled); `reason`: the failure's kind. */
+  | {
+      readonly ok: false;
+      readonly cause: string;
+      readonly fatal: boolean;
+      readonly reason: 'unreachable' | 'tls' | 'cancelled';
+    };
 
 /** `tcp://host:port` or `tls://host:port` (IPv6 in brackets), for messages. */
 export function syslogEndpointLabel(target: Pick<SyslogTarget, 'host' | 'port' | 'tls'>): string {
@@ -47,7 +52,7 @@ export async function openSyslogConnection(
   timeouts: SyslogTimeouts,
   signal: AbortSignal,
 ): Promise<ConnectOutcome> {
-  if (signal.aborted) return { ok: false, cause: 'cancelled', fatal: true };
+  if (signal.aborted) return { ok: false, cause: 'cancelled', fatal: true, reason: 'cancelled' };
   const started = performance.now();
   const socket = target.tls
     ? tls.connect({
@@ -77,16 +82,26 @@ export async function openSyslogConnection(
       socket.on('error', () => {});
       socket.destroy();
       const failure = classifyNetworkError(err, signal);
-      settle({ ok: false, cause: failure.message, fatal: failure.tls || failure.cancelled });
+      settle({
+        ok: false,
+        cause: failure.message,
+        fatal: failure.tls || failure.cancelled,
+        reason: failure.cancelled ? 'cancelled' : failure.tls ? 'tls' : 'unreachable',
+      });
     };
     const onAbort = () => {
       socket.destroy();
-      settle({ ok: false, cause: 'cancelled', fatal: true });
+      settle({ ok: false, cause: 'cancelled', fatal: true, reason: 'cancelled' });
     };
     const timer = setTimeout(() => {
       socket.destroy();
       const what = target.tls ? 'connect and TLS handshake' : 'connect';
-      settle({ ok: false, cause: `${what} timed out after ${timeouts.connectMs} ms`, fatal: false });
+      settle({
+        ok: false,
+        cause: `${what} timed out after ${timeouts.connectMs} ms`,
+        fatal: false,
+        reason: 'unreachable',
+      });
     }, timeouts.connectMs);
     socket.once(ready, onReady);
     socket.on('error', onError);

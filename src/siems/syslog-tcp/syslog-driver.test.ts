@@ -119,7 +119,7 @@ describe('syslog_tcp driver: what arrives', () => {
     const result = await driver.ship(events(3));
     expect(sim.store.texts()).toEqual([expected(0), expected(1), expected(2)]);
     const bytes = [0, 1, 2].reduce((sum, i) => sum + Buffer.byteLength(`${expected(i)}\n`), 0);
-    expect(result).toEqual({ shipped: 3, failed: 0, retried: 0, bytes, errors: [] });
+    expect(result).toEqual({ shipped: 3, failed: 0, retried: 0, bytes, errors: [], failures: [] });
     expect(sim.store.connections).toBe(1);
     expect(sim.store.partials).toEqual([]);
   });
@@ -243,6 +243,15 @@ describe('syslog_tcp driver: what arrives', () => {
         `SIEM "siem-q" tcp://127.0.0.1:${sim.port}: cannot synthesize a syslog header (force_synthesize): ` +
           'a source identity is needed to synthesize syslog headers',
       ],
+      failures: [
+        {
+          reason: 'rejected',
+          message:
+            `SIEM "siem-q" tcp://127.0.0.1:${sim.port}: cannot synthesize a syslog header (force_synthesize): ` +
+            'a source identity is needed to synthesize syslog headers',
+          events: 1_200,
+        },
+      ],
     });
     expect(sim.store.connections).toBe(0);
   });
@@ -301,6 +310,13 @@ describe('syslog_tcp driver: faults', () => {
       bytes: 0,
       errors: [
         `SIEM "siem-q" tcp://127.0.0.1:${sim.port}: connection refused (ECONNREFUSED); gave up after 4 attempts`,
+      ],
+      failures: [
+        {
+          reason: 'unreachable',
+          message: `SIEM "siem-q" tcp://127.0.0.1:${sim.port}: connection refused (ECONNREFUSED); gave up after 4 attempts`,
+          events: 5_000,
+        },
       ],
     });
     expect(wait.delays).toHaveLength(3);

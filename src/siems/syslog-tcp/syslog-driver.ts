@@ -5,6 +5,7 @@ import { logShipResult } from '../shared/log-ship-result.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
 import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import { type Failure, failure } from '../siem-failure.ts';
 import { BatchEncoder, type BatchSink } from './batch-encoder.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
 import { type ConfirmLimits, DEFAULT_CONFIRM_LIMITS, DeliveryWindow } from './delivery-window.ts';
@@ -107,35 +108,35 @@ export function createSyslogDriver(
           deps.log.warn({ siem, endpoint, attempt, delayMs, cause }, 'Syslog connection failed; retrying.'),
       });
       // Refusals are shared objects: describe each once, not once per event.
-      const refusals = new Map<EncodeRefusal, string>();
+      const refusals = new Map<EncodeRefusal, Failure>();
       const builder = new ChunkBuilder(chunkBytes);
-      const halted = () => ledger.stopReason ?? (signal.aborted ? describe('cancelled') : undefined);
+      const halted = () => ledger.stopped?.message ?? (signal.aborted ? describe('cancelled') : undefined);
       const sink: BatchSink = {
         refuse(refusal: EncodeRefusal, events: number) {
-          let reason = refusals.get(refusal);
-          if (reason === undefined) {
-            reason = describe(refusal.error);
-            refusals.set(refusal, reason);
+          let why = refusals.get(refusal);
+          if (why === undefined) {
+            why = failure('rejected', describe(refusal.error));
+            refusals.set(refusal, why);
           }
-          ledger.fail(events, reason);
+          ledger.fail(events, why);
         },
         async flush() {
           await window.push(builder.take());
           return halted();
         },
-        stop(events: number, reason: string) {
-          ledger.fail(events, reason);
+        stop(events: number) {
+          ledger.fail(events, ledger.stopped ?? failure('cancelled', describe('cancelled')));
         },
       };
 
       try {
         for await (const batch of batches) {
           if (signal.aborted) {
-            ledger.fail(batch.length, describe('cancelled'));
+            ledger.fail(batch.length, failure('cancelled', describe('cancelled')));
             break;
           }
-          if (ledger.stopReason !== undefined) {
-            ledger.fail(batch.length, ledger.stopReason);
+          if (ledger.stopped !== undefined) {
+            ledger.fail(batch.length, ledger.stopped);
             continue;
           }
           await encoder.encode(batch as OutboundBatch, builder, sink);
@@ -144,7 +145,7 @@ export function createSyslogDriver(
         }
       } catch (err) {
         // The input itself failed (a programming error upstream): settle what is out, then rethrow.
-        ledger.fail(builder.events, describe('not sent: the event source failed'));
+        ledger.fail(builder.events, failure('internal', describe('not sent: the event source failed')));
         await window.finish();
         throw err;
       }
