@@ -26,6 +26,7 @@ import { crc32, createDeflateRaw } from 'node:zlib';
 import { selectForFormat } from '../src/pipeline/archive/entry-path.ts';
 import { openArchive } from '../src/pipeline/archive/open-archive.ts';
 import { ecsRecordTime, shiftEcsRecord } from '../src/pipeline/ecs/ecs-record.ts';
+import { EcsTimeScratch } from '../src/pipeline/ecs/ecs-time.ts';
 import { EcsTwoPassReader } from '../src/pipeline/ecs/read-ecs-records.ts';
 import { buildZip, type ZipEntrySpec } from '../test/fixtures/archives/zip-builder.ts';
 
@@ -147,12 +148,15 @@ async function benchEcs(): Promise<Figures> {
       const t0 = performance.now();
       const archive = await openArchive(zip, { kind: 'zip', select: selectForFormat('ecs') });
       const reader = new EcsTwoPassReader();
+      // Each pass with its own scratch, as prepareShipment and shipmentEvents have.
+      const pass1 = new EcsTimeScratch();
+      const pass2 = new EcsTimeScratch();
       let newest = Number.NEGATIVE_INFINITY;
       let docs = 0;
       for await (const entry of archive.entries()) {
         for await (const batch of reader.firstPass(entry)) {
           for (const record of batch) {
-            const t = ecsRecordTime(record);
+            const t = ecsRecordTime(record, pass1);
             if (t !== null && t > newest) newest = t;
           }
           docs += batch.length;
@@ -174,7 +178,7 @@ async function benchEcs(): Promise<Figures> {
         };
         for await (const batch of reader.secondPass(entry)) {
           for (const record of batch) {
-            const line = shiftEcsRecord(record, shift);
+            const line = shiftEcsRecord(record, shift, pass2);
             parts.push(line);
             chars += line.length + 1;
             if (chars >= BATCH_CHARS) send();

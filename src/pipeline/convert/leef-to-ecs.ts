@@ -1,6 +1,7 @@
 import type { EcsDocument } from '../ecs/ecs-fields.ts';
 import { isPlainObject } from '../ecs/ecs-fields.ts';
-import { isoUtc } from '../time/iso-utc.ts';
+import type { SyslogHeader } from '../syslog/detect-syslog-header.ts';
+import { type IsoUtcMemo, isoUtc } from '../time/iso-utc.ts';
 import {
   type MappingRow,
   PRIMARY_ROW_BY_FIELD,
@@ -20,6 +21,16 @@ export interface LeefToEcsOptions {
   readonly index?: string | number;
   /** The text before `LEEF:` on the line (ParsedLeef.prefix): a syslog header there goes to `log.syslog`. */
   readonly prefix?: string;
+  /** The shipment pass's memos (a ShipmentScratch); none are kept from call to call without. */
+  readonly scratch?: LeefToEcsScratch;
+}
+
+/** What leefToEcs keeps from one event to the next of a shipment pass. */
+export interface LeefToEcsScratch {
+  /** The minute `@timestamp` was last written for. */
+  readonly isoUtc: IsoUtcMemo;
+  /** A record for detecting the syslog header before `LEEF:`. */
+  readonly ecsHeader: SyslogHeader;
 }
 
 /**
@@ -36,7 +47,8 @@ export interface LeefToEcsOptions {
 export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDocument {
   const doc: EcsDocument = {};
   const t = options.eventTimeMs;
-  if (t !== null && Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS) doc['@timestamp'] = isoUtc(t);
+  if (t !== null && Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS)
+    doc['@timestamp'] = isoUtc(t, options.scratch?.isoUtc);
   if (record.vendor !== '') setPath(doc, OBSERVER_VENDOR, record.vendor);
   if (record.product !== '') setPath(doc, OBSERVER_PRODUCT, record.product);
   if (record.productVersion !== '') setPath(doc, OBSERVER_VERSION, record.productVersion);
@@ -98,7 +110,7 @@ export function leefToEcs(record: LeefRecord, options: LeefToEcsOptions): EcsDoc
   if (related !== null) setPath(doc, RELATED_IP, related);
   if (options.rawLine !== undefined) setPath(doc, EVENT_ORIGINAL, options.rawLine);
   if (options.prefix !== undefined && options.prefix !== '') {
-    const syslog = syslogHeaderToEcs(options.prefix);
+    const syslog = syslogHeaderToEcs(options.prefix, options.scratch?.ecsHeader);
     if (syslog !== null) setPath(doc, LOG_SYSLOG, syslog);
   }
   // Objects that got no key are left out, as Object.keys(...).length > 0 would; a key like
@@ -137,12 +149,18 @@ const PLANS: ReadonlyMap<string, RowPlan> = new Map(
 
 /**
  * PLANS by a key's length and first and last characters: every attribute of every event is looked
- * up, and a Map first hashes the whole key, a new string each time (≈ 0.3 µs per event).
+ * up, and a Map first hashes the whole key, a new string each time (≈ 0.3 µs per event). Built
+ * once at load and never changed (the tables of this module are constants, not per-shipment state).
  */
-const PLAN_BUCKETS: Array<Array<[string, RowPlan]> | undefined> = [];
-for (const [key, plan] of PLANS) {
-  const b = bucketOf(key);
-  PLAN_BUCKETS[b] = [...(PLAN_BUCKETS[b] ?? []), [key, plan]];
+const PLAN_BUCKETS: ReadonlyArray<ReadonlyArray<readonly [string, RowPlan]> | undefined> = bucketsOf(PLANS);
+
+function bucketsOf(plans: ReadonlyMap<string, RowPlan>): Array<Array<[string, RowPlan]> | undefined> {
+  const buckets: Array<Array<[string, RowPlan]> | undefined> = [];
+  for (const [key, plan] of plans) {
+    const b = bucketOf(key);
+    buckets[b] = [...(buckets[b] ?? []), [key, plan]];
+  }
+  return buckets;
 }
 
 function bucketOf(key: string): number {
@@ -155,7 +173,7 @@ function planOf(key: string): RowPlan | undefined {
   const bucket = PLAN_BUCKETS[bucketOf(key)];
   if (bucket === undefined) return undefined;
   for (let i = 0; i < bucket.length; i++) {
-    const entry = bucket[i] as [string, RowPlan];
+    const entry = bucket[i] as readonly [string, RowPlan];
     if (entry[0] === key) return entry[1];
   }
   return undefined;

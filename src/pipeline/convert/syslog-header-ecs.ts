@@ -1,4 +1,8 @@
-import { detectSyslogHeaderInto, newSyslogHeader } from '../syslog/detect-syslog-header.ts';
+import {
+  detectSyslogHeaderInto,
+  newSyslogHeader,
+  type SyslogHeader,
+} from '../syslog/detect-syslog-header.ts';
 
 /**
  * ECS `log.syslog` of the text that stands before `LEEF:` on a line, when it is an RFC 3164 or
@@ -7,8 +11,13 @@ import { detectSyslogHeaderInto, newSyslogHeader } from '../syslog/detect-syslog
  * STRUCTURED-DATA follows them, so they are header fields); for
  * RFC 3164 the APP-NAME and PROCID of a TAG `name[pid]:` or `name:` between HOSTNAME and `LEEF:`.
  * Null when the prefix is no header (nothing, an octet count alone, rsyslog's file format).
+ * `header`: a record for the detection, for a caller that converts many lines (a new one when not
+ * given).
  */
-export function syslogHeaderToEcs(prefix: string): Record<string, unknown> | null {
+export function syslogHeaderToEcs(
+  prefix: string,
+  header: SyslogHeader = newSyslogHeader(),
+): Record<string, unknown> | null {
   const h = detectSyslogHeaderInto(prefix, header);
   if (h.kind !== 'rfc3164' && h.kind !== 'rfc5424') return null;
   const out: Record<string, unknown> = {};
@@ -52,8 +61,6 @@ export function syslogHeaderToEcs(prefix: string): Record<string, unknown> | nul
   }
   return out;
 }
-
-const header = newSyslogHeader();
 
 // A TAG as rsyslog and most senders write it: a name, an optional `[pid]`, a colon.
 const TAG = /^([!-9;-Z\\^-~]{1,48}?)(?:\[([!-Z\\^-~]{1,128})\])?:$/;

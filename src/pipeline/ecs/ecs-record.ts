@@ -2,6 +2,7 @@ import { AppError } from '../../errors.ts';
 import { quoteName } from '../archive/entry-path.ts';
 import type { EcsDocument } from './ecs-fields.ts';
 import {
+  EcsTimeScratch,
   ecsTimeAfterShift,
   readEcsTimeText,
   readEcsTimeValue,
@@ -22,18 +23,26 @@ export interface EcsRecord {
   readonly times: readonly TimeSpan[];
 }
 
-/** Event time of a record (`@timestamp`; the last one if repeated, as JSON.parse would), or null. */
-export function ecsRecordTime(record: EcsRecord): number | null {
+/**
+ * Event time of a record (`@timestamp`; the last one if repeated, as JSON.parse would), or null.
+ * `scratch`: the shipment pass's (see EcsTimeScratch).
+ */
+export function ecsRecordTime(
+  record: EcsRecord,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): number | null {
   const { times, text } = record;
   for (let k = times.length - 1; k >= 0; k--) {
     const span = times[k]!;
     if (span.field !== '@timestamp') continue;
     // Fast path straight from the text; a value spelled with escapes (never in practice) is decoded.
     if (text.charCodeAt(span.start) === 0x22) {
-      const read = readEcsTimeText(text, span.start + 1, span.end - 1);
-      return read !== null || !hasEscape(text, span) ? read : readEcsTimeValue(tokenValue(text, span));
+      const read = readEcsTimeText(text, span.start + 1, span.end - 1, scratch);
+      return read !== null || !hasEscape(text, span)
+        ? read
+        : readEcsTimeValue(tokenValue(text, span), scratch);
     }
-    return readEcsTimeValue(Number(text.slice(span.start, span.end)));
+    return readEcsTimeValue(Number(text.slice(span.start, span.end)), scratch);
   }
   return null;
 }
@@ -43,9 +52,13 @@ export function ecsRecordTime(record: EcsRecord): number | null {
  * `@timestamp` denotes (moved by whole units of its notation, or unmoved when the moved value
  * could not be written; see ecsTimeAfterShift); null without a readable `@timestamp`.
  */
-export function shiftedEcsRecordTime(record: EcsRecord, shiftMs: number): number | null {
-  const before = ecsRecordTime(record);
-  return before === null ? null : ecsTimeAfterShift(before, shiftMs);
+export function shiftedEcsRecordTime(
+  record: EcsRecord,
+  shiftMs: number,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): number | null {
+  const before = ecsRecordTime(record, scratch);
+  return before === null ? null : ecsTimeAfterShift(before, shiftMs, scratch);
 }
 
 /**
@@ -53,7 +66,11 @@ export function shiftedEcsRecordTime(record: EcsRecord, shiftMs: number): number
  * (see shiftEcsTimeValue); the text itself when the record has no readable event time. Only the
  * value tokens change: everything else reaches the SIEM byte for byte.
  */
-export function shiftEcsRecord(record: EcsRecord, shiftMs: number): string {
+export function shiftEcsRecord(
+  record: EcsRecord,
+  shiftMs: number,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): string {
   const { times, text } = record;
   let out = '';
   let from = 0;
@@ -61,7 +78,7 @@ export function shiftEcsRecord(record: EcsRecord, shiftMs: number): string {
   let hasTime = false;
   for (let k = 0; k < times.length; k++) {
     const span = times[k]!;
-    const replacement = shiftToken(text, span, shiftMs);
+    const replacement = shiftToken(text, span, shiftMs, scratch);
     if (span.field === '@timestamp') hasTime = replacement !== null;
     if (replacement === null) continue;
     out += text.slice(from, span.start) + replacement;
@@ -71,15 +88,15 @@ export function shiftEcsRecord(record: EcsRecord, shiftMs: number): string {
 }
 
 /** The shifted token (with quotes for a string), or null when it is not a readable date. */
-function shiftToken(text: string, span: TimeSpan, shiftMs: number): string | null {
+function shiftToken(text: string, span: TimeSpan, shiftMs: number, scratch: EcsTimeScratch): string | null {
   if (text.charCodeAt(span.start) !== 0x22) {
-    const shifted = shiftEcsTimeValue(Number(text.slice(span.start, span.end)), shiftMs);
+    const shifted = shiftEcsTimeValue(Number(text.slice(span.start, span.end)), shiftMs, scratch);
     return shifted === null ? null : String(shifted);
   }
-  const shifted = shiftEcsTimeText(text, span.start + 1, span.end - 1, shiftMs);
+  const shifted = shiftEcsTimeText(text, span.start + 1, span.end - 1, shiftMs, scratch);
   if (shifted !== null) return `"${shifted}"`;
   // A value spelled with escapes (never seen in practice) is decoded first.
-  const decoded = hasEscape(text, span) ? shiftEcsTimeValue(tokenValue(text, span), shiftMs) : null;
+  const decoded = hasEscape(text, span) ? shiftEcsTimeValue(tokenValue(text, span), shiftMs, scratch) : null;
   return decoded === null ? null : `"${decoded}"`;
 }
 

@@ -7,24 +7,36 @@
  */
 
 /**
- * What the last readEcsTimeValue / readEcsTimeText call read, for ecsTimeAfterShift: the value's
- * unit (see ecsTimeUnitMs; a shift moves it by whole units only), its notation (0: JSON number,
- * 1: epoch digits, 2: ISO) and, for ISO, the offset of its written wall clock. Scratch state, so the
- * hot path allocates nothing.
+ * One shipment pass's scratch for ECS date values: what the last read found, for
+ * ecsTimeAfterShift, and the last day read and written (consecutive events mostly fall on the
+ * same day). Fields, so the hot path allocates nothing; one per pass, never shared.
  */
-export const lastEcsTimeRead = { unitMs: 1, kind: 0, offsetMs: 0 };
+export class EcsTimeScratch {
+  // What the last readEcsTimeValue / readEcsTimeText call read: the value's unit (see
+  // ecsTimeUnitMs; a shift moves it by whole units only), its notation (0: JSON number, 1: epoch
+  // digits, 2: ISO) and, for ISO, the offset of its written wall clock.
+  unitMs = 1;
+  kind = 0;
+  offsetMs = 0;
+  /** daysFromCivil: the last date's key (year, month, day packed) and its day number. */
+  civilKey = -1;
+  civilDays = 0;
+  /** dateOfDays: the last day number written and its `YYYY-MM-DD` (null outside years 1000-9999). */
+  days = Number.NaN;
+  date: string | null = null;
+}
 
 // The local times ISO values can be written for (years 1000-9999, see dateOfDays).
 const MIN_ISO_LOCAL_MS = Date.UTC(1000, 0, 1);
 const END_ISO_LOCAL_MS = Date.UTC(10000, 0, 1);
 
 /**
- * The instant the value last read (`beforeMs`, see lastEcsTimeRead) denotes once shiftEcsTimeValue
- * has moved it by `shiftMs`: moved by whole units; `beforeMs` itself when the moved value cannot
- * be written and the value stays as it was.
+ * The instant the value last read with `scratch` (`beforeMs`) denotes once shiftEcsTimeValue has
+ * moved it by `shiftMs`: moved by whole units; `beforeMs` itself when the moved value cannot be
+ * written and the value stays as it was.
  */
-export function ecsTimeAfterShift(beforeMs: number, shiftMs: number): number {
-  const { unitMs, kind, offsetMs } = lastEcsTimeRead;
+export function ecsTimeAfterShift(beforeMs: number, shiftMs: number, scratch: EcsTimeScratch): number {
+  const { unitMs, kind, offsetMs } = scratch;
   const moved = unitMs <= 1 ? beforeMs + shiftMs : beforeMs + Math.floor(shiftMs / unitMs) * unitMs;
   if (kind === 1) return isWritableEpoch(moved) ? moved : beforeMs;
   if (kind === 2) {
@@ -34,15 +46,21 @@ export function ecsTimeAfterShift(beforeMs: number, shiftMs: number): number {
   return moved;
 }
 
-/** Epoch milliseconds of an ECS date value, or null when it is not a readable date. */
-export function readEcsTimeValue(value: unknown): number | null {
+/**
+ * Epoch milliseconds of an ECS date value, or null when it is not a readable date. `scratch`
+ * receives what was read (see ecsTimeAfterShift); a shipment passes its own.
+ */
+export function readEcsTimeValue(
+  value: unknown,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): number | null {
   if (typeof value === 'number') {
-    lastEcsTimeRead.unitMs = 1;
-    lastEcsTimeRead.kind = 0;
+    scratch.unitMs = 1;
+    scratch.kind = 0;
     return Number.isFinite(value) ? value : null;
   }
   if (typeof value !== 'string') return null;
-  return readEcsTimeText(value, 0, value.length);
+  return readEcsTimeText(value, 0, value.length, scratch);
 }
 
 /**
@@ -51,45 +69,60 @@ export function readEcsTimeValue(value: unknown): number | null {
  * (or none) can only move in its own unit: it moves by `shiftMs` rounded down to that unit, so it
  * never lands later than the exact shift would put it.
  */
-export function shiftEcsTimeValue(value: unknown, shiftMs: number): string | number | null {
+export function shiftEcsTimeValue(
+  value: unknown,
+  shiftMs: number,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): string | number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value + shiftMs : null;
   if (typeof value !== 'string') return null;
-  return shiftEcsTimeText(value, 0, value.length, shiftMs);
+  return shiftEcsTimeText(value, 0, value.length, shiftMs, scratch);
 }
 
 /** The smallest step a value's notation can express (1 ms when it has 3 or more fraction digits). */
-export function ecsTimeUnitMs(value: unknown): number | null {
+export function ecsTimeUnitMs(value: unknown, scratch: EcsTimeScratch = new EcsTimeScratch()): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? 1 : null;
   if (typeof value !== 'string') return null;
   if (isEpochDigits(value, 0, value.length)) return 1;
-  return parseIso(value, 0, value.length)?.unitMs ?? null;
+  return parseIso(value, 0, value.length, scratch)?.unitMs ?? null;
 }
 
 /** readEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
-export function readEcsTimeText(text: string, from: number, to: number): number | null {
-  lastEcsTimeRead.unitMs = 1;
+export function readEcsTimeText(
+  text: string,
+  from: number,
+  to: number,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): number | null {
+  scratch.unitMs = 1;
   if (isEpochDigits(text, from, to)) {
-    lastEcsTimeRead.kind = 1;
+    scratch.kind = 1;
     return Number(text.slice(from, to));
   }
-  const iso = parseIso(text, from, to);
+  const iso = parseIso(text, from, to, scratch);
   if (iso === null) return null;
-  lastEcsTimeRead.unitMs = iso.unitMs;
-  lastEcsTimeRead.kind = 2;
-  lastEcsTimeRead.offsetMs = iso.offsetMs;
+  scratch.unitMs = iso.unitMs;
+  scratch.kind = 2;
+  scratch.offsetMs = iso.offsetMs;
   return iso.utcMs;
 }
 
 /** shiftEcsTimeValue of the string `text.slice(from, to)`, without slicing it out. */
-export function shiftEcsTimeText(text: string, from: number, to: number, shiftMs: number): string | null {
+export function shiftEcsTimeText(
+  text: string,
+  from: number,
+  to: number,
+  shiftMs: number,
+  scratch: EcsTimeScratch = new EcsTimeScratch(),
+): string | null {
   if (isEpochDigits(text, from, to)) {
     const shifted = Number(text.slice(from, to)) + shiftMs;
     return isWritableEpoch(shifted) ? String(shifted) : null;
   }
-  const iso = parseIso(text, from, to);
+  const iso = parseIso(text, from, to, scratch);
   if (iso === null) return null;
   const unit = iso.unitMs;
-  return formatIso(iso, iso.utcMs + Math.floor(shiftMs / unit) * unit, text, to);
+  return formatIso(iso, iso.utcMs + Math.floor(shiftMs / unit) * unit, text, to, scratch);
 }
 
 interface IsoTime {
@@ -131,8 +164,8 @@ function isEpochDigits(s: string, from: number, to: number): boolean {
  * character codes: this runs for every time field of every event, where a regex, slices and Date
  * objects cost too much.
  */
-function parseIso(s: string, from: number, to: number): IsoTime | null {
-  if (to - from === 10) return parseDate(s, from, to);
+function parseIso(s: string, from: number, to: number, scratch: EcsTimeScratch): IsoTime | null {
+  if (to - from === 10) return parseDate(s, from, to, scratch);
   if (to - from < 16) return null;
   const year = digits(s, from, 4);
   const month = digits(s, from + 5, 2);
@@ -190,7 +223,8 @@ function parseIso(s: string, from: number, to: number): IsoTime | null {
       return null;
     }
   }
-  const localMs = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  const localMs =
+    daysFromCivil(year, month, day, scratch) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
   return {
     utcMs: localMs - offsetMs,
     offsetMs,
@@ -208,14 +242,14 @@ function parseIso(s: string, from: number, to: number): IsoTime | null {
  * A date without a time, `YYYY-MM-DD` in `s[from, to)` (Elasticsearch's `strict_date_optional_time`
  * reads it as midnight UTC): it moves by whole days and is written back as a date.
  */
-function parseDate(s: string, from: number, to: number): IsoTime | null {
+function parseDate(s: string, from: number, to: number, scratch: EcsTimeScratch): IsoTime | null {
   const year = digits(s, from, 4);
   const month = digits(s, from + 5, 2);
   const day = digits(s, from + 8, 2);
   if (year < 1000 || s.charCodeAt(from + 4) !== 45 || s.charCodeAt(from + 7) !== 45) return null;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   return {
-    utcMs: daysFromCivil(year, month, day) * DAY_MS,
+    utcMs: daysFromCivil(year, month, day, scratch) * DAY_MS,
     offsetMs: 0,
     dateOnly: true,
     separator: '',
@@ -228,11 +262,17 @@ function parseDate(s: string, from: number, to: number): IsoTime | null {
 }
 
 /** Writes `utcMs` the way `iso` was written; the tail (sub-ms digits, zone) is copied from `s`. */
-function formatIso(iso: IsoTime, utcMs: number, s: string, to: number): string | null {
+function formatIso(
+  iso: IsoTime,
+  utcMs: number,
+  s: string,
+  to: number,
+  scratch: EcsTimeScratch,
+): string | null {
   const local = utcMs + iso.offsetMs;
   const days = Math.floor(local / DAY_MS);
   let rest = local - days * DAY_MS;
-  const date = dateOfDays(days);
+  const date = dateOfDays(days, scratch);
   if (date === null) return null;
   if (iso.dateOnly) return date;
   const hour = Math.floor(rest / 3_600_000);
@@ -251,31 +291,30 @@ function formatIso(iso: IsoTime, utcMs: number, s: string, to: number): string |
   return iso.tailStart < to ? out + s.slice(iso.tailStart, to) : out;
 }
 
-// Consecutive events mostly fall on the same day: remember the last date read.
-let lastCivil = -1;
-let lastCivilDays = 0;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-function daysFromCivil(year: number, month: number, day: number): number {
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). Consecutive
+ * events mostly fall on the same day: the last date read is remembered in `scratch`.
+ */
+function daysFromCivil(year: number, month: number, day: number, scratch: EcsTimeScratch): number {
   const key = (year * 16 + month) * 32 + day;
-  if (key === lastCivil) return lastCivilDays;
+  if (key === scratch.civilKey) return scratch.civilDays;
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
   const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  lastCivil = key;
-  lastCivilDays = era * 146_097 + doe - 719_468;
-  return lastCivilDays;
+  const days = era * 146_097 + doe - 719_468;
+  scratch.civilKey = key;
+  scratch.civilDays = days;
+  return days;
 }
 
-// Consecutive events mostly fall on the same day: remember the last date written.
-let lastDays = Number.NaN;
-let lastDate: string | null = null;
-
-/** `YYYY-MM-DD` of a day number, or null outside years 1000-9999 (civil_from_days). */
-function dateOfDays(days: number): string | null {
-  if (days === lastDays) return lastDate;
+/**
+ * `YYYY-MM-DD` of a day number, or null outside years 1000-9999 (civil_from_days). Consecutive
+ * events mostly fall on the same day: the last date written is remembered in `scratch`.
+ */
+function dateOfDays(days: number, scratch: EcsTimeScratch): string | null {
+  if (days === scratch.days) return scratch.date;
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -287,9 +326,10 @@ function dateOfDays(days: number): string | null {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  lastDays = days;
-  lastDate = year < 1000 || year > 9999 ? null : `${year}-${PAD2[month]}-${PAD2[day]}`;
-  return lastDate;
+  const date = year < 1000 || year > 9999 ? null : `${year}-${PAD2[month]}-${PAD2[day]}`;
+  scratch.days = days;
+  scratch.date = date;
+  return date;
 }
 
 /** Decimal value of `count` digits at `at`, or -1 if any is not a digit. */

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { epochMsAt } from '../time/epoch-time.ts';
-import { digitCount, epochMsBytes, NeedleCursor, writeDigits, writeEpochDigits } from './leef-bytes.ts';
+import {
+  digitCount,
+  epochMsBytes,
+  LeefByteScratch,
+  NeedleCursor,
+  writeDigits,
+  writeEpochDigits,
+} from './leef-bytes.ts';
 
 describe('NeedleCursor', () => {
   it('finds each occurrence of the needle in order, whatever byte the search is anchored on', () => {
@@ -70,6 +77,8 @@ describe('writeDigits and digitCount', () => {
 
 describe('writeEpochDigits', () => {
   it('writes any value below 10^13 in 13 digits and below 10^10 in 10, zero-padded, into any buffer offset', () => {
+    // One scratch for every buffer, as a pass has: its DataView must follow the buffer written.
+    const scratch = new LeefByteScratch();
     fc.assert(
       fc.property(
         fc.oneof(fc.integer({ min: 0, max: 1e13 - 1 }), fc.integer({ min: 0, max: 99_999 }), fc.constant(0)),
@@ -81,7 +90,7 @@ describe('writeEpochDigits', () => {
           // A slice of a larger buffer: the word stores must honour its byteOffset.
           const backing = Buffer.alloc(64, 0x2e);
           const out = backing.subarray(3, 3 + at + width + 2);
-          expect(writeEpochDigits(out, at, value, width)).toBe(at + width);
+          expect(writeEpochDigits(out, at, value, width, scratch)).toBe(at + width);
           expect(out.toString('latin1')).toBe(`${'.'.repeat(at)}${String(value).padStart(width, '0')}..`);
           expect(backing.toString('latin1', 0, 3)).toBe('...');
         },
@@ -105,12 +114,13 @@ describe('epochMsBytes', () => {
       fc.array(byte, { minLength: 10, maxLength: 10 }),
       fc.array(byte, { minLength: 0, maxLength: 16 }),
     );
+    const scratch = new LeefByteScratch();
     fc.assert(
       fc.property(value, fc.nat(9), fc.nat(9), (bytes, before, after) => {
         const buf = Buffer.alloc(before + bytes.length + after, 0x37);
         buf.set(bytes, before);
         const text = Buffer.from(bytes).toString('latin1');
-        expect(epochMsBytes(buf, before, before + bytes.length), JSON.stringify(text)).toBe(
+        expect(epochMsBytes(buf, before, before + bytes.length, scratch), JSON.stringify(text)).toBe(
           epochMsAt(text, 0, text.length),
         );
       }),
@@ -119,6 +129,7 @@ describe('epochMsBytes', () => {
   });
 
   it('reads the extremes of both widths exactly', () => {
+    const scratch = new LeefByteScratch();
     for (const text of [
       '0000000000',
       '9999999999',
@@ -128,12 +139,25 @@ describe('epochMsBytes', () => {
       '1710152200',
     ]) {
       const buf = Buffer.from(text, 'latin1');
-      expect(epochMsBytes(buf, 0, buf.length)).toBe(epochMsAt(text, 0, text.length));
+      expect(epochMsBytes(buf, 0, buf.length, scratch)).toBe(epochMsAt(text, 0, text.length));
     }
-    expect(epochMsBytes(Buffer.from('9999999999999'), 0, 13)).toBe(9_999_999_999_999);
-    expect(epochMsBytes(Buffer.from('1710152200'), 0, 10)).toBe(1_710_152_200_000);
+    expect(epochMsBytes(Buffer.from('9999999999999'), 0, 13, scratch)).toBe(9_999_999_999_999);
+    expect(epochMsBytes(Buffer.from('1710152200'), 0, 10, scratch)).toBe(1_710_152_200_000);
     // A span past the buffer is no value (and no read outside it).
-    expect(epochMsBytes(Buffer.from('171015220'), 0, 10)).toBe(-1);
-    expect(epochMsBytes(Buffer.from('1710152200').subarray(1), -1, 9)).toBe(-1);
+    expect(epochMsBytes(Buffer.from('171015220'), 0, 10, scratch)).toBe(-1);
+    expect(epochMsBytes(Buffer.from('1710152200').subarray(1), -1, 9, scratch)).toBe(-1);
+  });
+
+  it('reads each buffer through its own view when two scratches alternate over two buffers', () => {
+    const a = new LeefByteScratch();
+    const b = new LeefByteScratch();
+    const one = Buffer.from('x1710152200962x');
+    const two = Buffer.from('y1999999999999y');
+    for (let k = 0; k < 3; k++) {
+      expect(epochMsBytes(one, 1, 14, a)).toBe(1_710_152_200_962);
+      expect(epochMsBytes(two, 1, 14, b)).toBe(1_999_999_999_999);
+      expect(epochMsBytes(two, 1, 14, a)).toBe(1_999_999_999_999);
+      expect(epochMsBytes(one, 1, 14, b)).toBe(1_710_152_200_962);
+    }
   });
 });

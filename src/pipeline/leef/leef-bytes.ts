@@ -26,6 +26,42 @@ export function newLeefByteLayout(): LeefByteLayout {
   return { start: 0, attrStart: 0, end: 0, delimiter: '\t', delimiterByte: 9, noDelimiterField: true };
 }
 
+/**
+ * What the byte functions below keep from one call to the next, for one shipment pass (a reader
+ * and the frame writer beside it): DataViews over the last buffer scanned and the last one written
+ * (lines of one buffer come one after another, and a DataView per call would cost an allocation),
+ * and the last spelled-out delimiter field read. A pass owns one, so a buffer of an earlier
+ * shipment is never kept alive, or a memo reused, by another.
+ */
+export class LeefByteScratch {
+  #inBuf: Buffer | null = null;
+  #inView = new DataView(new ArrayBuffer(0));
+  // Kept apart from the input's: the two alternate line by line.
+  #outBuf: Buffer | null = null;
+  #outView = new DataView(new ArrayBuffer(0));
+  /** The last delimiter field spelled out (`x09`, `0x5E`) and what it names: they repeat line after line. */
+  field = Buffer.alloc(0);
+  fieldDelimiter: string | null = null;
+
+  /** A DataView over `buf`, an input buffer. */
+  viewOf(buf: Buffer): DataView {
+    if (buf !== this.#inBuf) {
+      this.#inBuf = buf;
+      this.#inView = new DataView(buf.buffer as ArrayBuffer, buf.byteOffset, buf.length);
+    }
+    return this.#inView;
+  }
+
+  /** A DataView over `out`, an output buffer. */
+  outViewOf(out: Buffer): DataView {
+    if (out !== this.#outBuf) {
+      this.#outBuf = out;
+      this.#outView = new DataView(out.buffer as ArrayBuffer, out.byteOffset, out.length);
+    }
+    return this.#outView;
+  }
+}
+
 const MAX_CANDIDATES = 4;
 const PIPE = 124;
 
@@ -40,18 +76,26 @@ export function scanLeefBytes(
   e: number,
   first: number,
   out: LeefByteLayout,
+  scratch: LeefByteScratch,
 ): boolean {
   let end = e;
   while (end > s && buf[end - 1] === 13) end--;
   let start = first;
   for (let attempt = 0; attempt < MAX_CANDIDATES && start >= s && start < end; attempt++) {
-    if (layoutAt(buf, start, end, e, out)) return true;
+    if (layoutAt(buf, start, end, e, out, scratch)) return true;
     start = leefStartIn(buf, start + 1, e);
   }
   return false;
 }
 
-function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefByteLayout): boolean {
+function layoutAt(
+  buf: Buffer,
+  start: number,
+  end: number,
+  e: number,
+  out: LeefByteLayout,
+  scratch: LeefByteScratch,
+): boolean {
   const v = start + 5;
   const c = v < e ? (buf[v] as number) : -1;
   if (c < 48 || c > 57) return false;
@@ -83,7 +127,7 @@ function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefB
       const stop = Math.min(end, attrStart + 7);
       while (q < stop && buf[q] !== PIPE) q++;
       if (q < stop) {
-        const d = delimiterBetween(buf, attrStart, q);
+        const d = delimiterBetween(buf, attrStart, q, scratch);
         if (d !== null) {
           hasField = true;
           delimiter = d;
@@ -91,11 +135,11 @@ function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefB
         }
       }
     }
-  } else if (indexIn(buf, 9, attrStart, end) < 0) {
+  } else if (indexIn(buf, 9, attrStart, end, scratch) < 0) {
     // LEEF 1.0 without a TAB: the PAN-OS `|` quirk when the first chunk before a `|` is `k=v`.
-    const pipe = indexIn(buf, PIPE, attrStart, end);
+    const pipe = indexIn(buf, PIPE, attrStart, end, scratch);
     if (pipe >= 0) {
-      const eq = indexIn(buf, 61, attrStart, end);
+      const eq = indexIn(buf, 61, attrStart, end, scratch);
       if (eq > attrStart && eq < pipe) delimiter = '|';
     }
   }
@@ -110,21 +154,18 @@ function layoutAt(buf: Buffer, start: number, end: number, e: number, out: LeefB
 }
 
 /** The delimiter field 6 `buf[from, to)` names, or null (delimiterAt of leef-layout.ts). */
-function delimiterBetween(buf: Buffer, from: number, to: number): string | null {
+function delimiterBetween(buf: Buffer, from: number, to: number, scratch: LeefByteScratch): string | null {
   const n = to - from;
   if (n === 0) return '\t';
   if (n === 1) return CHARS[buf[from] as number] as string;
   if (n > 6) return null;
   // Spelled-out fields (`x09`, `0x5E`) repeat line after line: keep the last one.
-  if (n === lastField.length && bytesEqual(buf, from, to, lastField)) return lastFieldDelimiter;
+  if (n === scratch.field.length && bytesEqual(buf, from, to, scratch.field)) return scratch.fieldDelimiter;
   const d = delimiterOf(buf.toString('latin1', from, to));
-  lastField = Buffer.from(buf.subarray(from, to));
-  lastFieldDelimiter = d;
+  scratch.field = Buffer.from(buf.subarray(from, to));
+  scratch.fieldDelimiter = d;
   return d;
 }
-
-let lastField = Buffer.alloc(0);
-let lastFieldDelimiter: string | null = null;
 
 const CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
 
@@ -134,10 +175,16 @@ const CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
  * one): lines are scanned in JavaScript, and a native search per field would cost more in calls
  * than it saves.
  */
-export function indexIn(buf: Buffer, byte: number, from: number, to: number): number {
+export function indexIn(
+  buf: Buffer,
+  byte: number,
+  from: number,
+  to: number,
+  scratch: LeefByteScratch,
+): number {
   let i = from;
   if (to - from >= 8) {
-    const dv = viewOf(buf);
+    const dv = scratch.viewOf(buf);
     const repeated = byte * 0x01010101;
     const last = to - 4;
     for (; i <= last; i += 4) {
@@ -150,26 +197,20 @@ export function indexIn(buf: Buffer, byte: number, from: number, to: number): nu
   return -1;
 }
 
-let viewBuf: Buffer | null = null;
-let view = new DataView(new ArrayBuffer(0));
-
-/** A DataView over `buf` (the last one is kept: lines of one buffer come one after another). */
-function viewOf(buf: Buffer): DataView {
-  if (buf !== viewBuf) {
-    viewBuf = buf;
-    view = new DataView(buf.buffer as ArrayBuffer, buf.byteOffset, buf.length);
-  }
-  return view;
-}
-
 /**
  * valueEnd of leef-layout.ts on bytes: end of the attribute value starting at `from` — the next
  * delimiter that starts a `k=v` chunk, or the start of a trailing run of delimiters, or `end`.
  */
-export function valueEndBytes(buf: Buffer, from: number, end: number, delimiter: number): number {
+export function valueEndBytes(
+  buf: Buffer,
+  from: number,
+  end: number,
+  delimiter: number,
+  scratch: LeefByteScratch,
+): number {
   let p = from;
   for (;;) {
-    const d = indexIn(buf, delimiter, p, end);
+    const d = indexIn(buf, delimiter, p, end, scratch);
     if (d < 0) return end;
     let chunkStart = d + 1;
     while (chunkStart < end && buf[chunkStart] === delimiter) chunkStart++;
@@ -242,7 +283,13 @@ export class NeedleCursor {
  * attribute chunk that starts with it, or -1. Searched within the line, first right at the first
  * attribute, then by its byte `needle[anchor]` (best a rare one) four bytes at a time.
  */
-export function findValueInLine(buf: Buffer, L: LeefByteLayout, needle: Buffer, anchor: number): number {
+export function findValueInLine(
+  buf: Buffer,
+  L: LeefByteLayout,
+  needle: Buffer,
+  anchor: number,
+  scratch: LeefByteScratch,
+): number {
   const { attrStart, end, delimiterByte } = L;
   const n = needle.length;
   if (attrStart + n > end) return -1;
@@ -250,7 +297,7 @@ export function findValueInLine(buf: Buffer, L: LeefByteLayout, needle: Buffer, 
   const a = needle[anchor] as number;
   let p = attrStart + 1 + anchor;
   for (;;) {
-    p = indexIn(buf, a, p, end);
+    p = indexIn(buf, a, p, end, scratch);
     if (p < 0) return -1;
     const i = p - anchor;
     if (i + n > end) return -1;
@@ -270,13 +317,14 @@ export function findValueAfter(
   needle: Buffer,
   anchor: number,
   from: number,
+  scratch: LeefByteScratch,
 ): number {
   const { end, delimiterByte } = L;
   const n = needle.length;
   const a = needle[anchor] as number;
   let p = from + 1 + anchor;
   for (;;) {
-    p = indexIn(buf, a, p, end);
+    p = indexIn(buf, a, p, end, scratch);
     if (p < 0) return -1;
     const i = p - anchor;
     if (i + n > end) return -1;
@@ -316,12 +364,12 @@ export function findValueBytes(
 }
 
 /** Epoch value of `buf[start, end)` in ms when it is 10 or 13 ASCII digits, else -1 (epochMsAt). */
-export function epochMsBytes(buf: Buffer, start: number, end: number): number {
+export function epochMsBytes(buf: Buffer, start: number, end: number, scratch: LeefByteScratch): number {
   const digits = end - start;
   if ((digits !== 13 && digits !== 10) || start < 0 || end > buf.length) return -1;
   // The last eight digits as two words, the five or two before them as a byte and a word or two
   // bytes: a loop over 13 digits is 13 dependent steps with a test each, in both passes.
-  const dv = viewOf(buf);
+  const dv = scratch.viewOf(buf);
   const low = fourDigits(dv.getUint32(end - 8, true));
   const lowest = fourDigits(dv.getUint32(end - 4, true));
   const first = (buf[start] as number) - 48;
@@ -354,13 +402,19 @@ function fourDigits(w: number): number {
  * written four a store (a table of 10,000 words, three divisions); other widths go to writeDigits.
  * Apart from writeDigits so that one stays small enough for V8 to inline where it is called.
  */
-export function writeEpochDigits(out: Buffer, pos: number, value: number, digits: number): number {
+export function writeEpochDigits(
+  out: Buffer,
+  pos: number,
+  value: number,
+  digits: number,
+  scratch: LeefByteScratch,
+): number {
   if (digits === 13 && value < 1e13) {
     const hi = Math.floor(value / 100_000_000);
     const lo = (value - hi * 100_000_000) | 0;
     const first = (hi / 10_000) | 0;
     const mid = (lo / 10_000) | 0;
-    const dv = outViewOf(out);
+    const dv = scratch.outViewOf(out);
     out[pos] = 48 + first;
     dv.setUint32(pos + 1, FOUR_DIGITS[hi - first * 10_000] as number, true);
     dv.setUint32(pos + 5, FOUR_DIGITS[mid] as number, true);
@@ -371,7 +425,7 @@ export function writeEpochDigits(out: Buffer, pos: number, value: number, digits
     const hi = Math.floor(value / 100_000_000);
     const lo = (value - hi * 100_000_000) | 0;
     const mid = (lo / 10_000) | 0;
-    const dv = outViewOf(out);
+    const dv = scratch.outViewOf(out);
     out[pos] = DIGIT_PAIRS[2 * hi] as number;
     out[pos + 1] = DIGIT_PAIRS[2 * hi + 1] as number;
     dv.setUint32(pos + 2, FOUR_DIGITS[mid] as number, true);
@@ -431,18 +485,6 @@ const FOUR_DIGITS = Uint32Array.from(
     ((48 + (((n / 10) | 0) % 10)) << 16) |
     ((48 + (n % 10)) << 24),
 );
-
-let outViewBuf: Buffer | null = null;
-let outView = new DataView(new ArrayBuffer(0));
-
-/** A DataView over an output buffer (kept apart from viewOf's: the two alternate line by line). */
-function outViewOf(out: Buffer): DataView {
-  if (out !== outViewBuf) {
-    outViewBuf = out;
-    outView = new DataView(out.buffer as ArrayBuffer, out.byteOffset, out.length);
-  }
-  return outView;
-}
 
 /** Decimal digits of a non-negative integer below 10^16 (at least 1). */
 export function digitCount(value: number): number {

@@ -8,15 +8,16 @@
 // test holds it to the string path.
 // Lines it does not cover answer SLOW and go the string path.
 
-import type { Framing } from '../../destinations/destination-types.ts';
 import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes } from '../syslog/detect-syslog-header-bytes.ts';
 import { createHeaderWriter, type HeaderModeSettings, type HeaderWriter } from '../syslog/header-mode.ts';
+import type { Framing } from '../syslog/syslog-options.ts';
 import { sanitizeLeefValue } from './emit-leef.ts';
 import {
   digitCount,
   findValueBytes,
   indexIn,
+  type LeefByteScratch,
   NeedleCursor,
   writeAscii,
   writeDigits,
@@ -46,15 +47,18 @@ const LAB_KEY = 'labIndex';
 const LAB_NEEDLE = Buffer.from(`${LAB_KEY}=`, 'latin1');
 // Delimiter bytes that occur in `labIndex` (the string path then splits the key): a table, as
 // LAB_KEY.includes(delimiter) cost ≈ 10 ns per line.
-const IN_LAB_KEY = new Uint8Array(256);
-for (const c of LAB_NEEDLE.subarray(0, LAB_KEY.length)) IN_LAB_KEY[c] = 1;
+const IN_LAB_KEY = Uint8Array.from({ length: 256 }, (_, c) =>
+  LAB_KEY.includes(String.fromCharCode(c)) ? 1 : 0,
+);
 
 /**
  * Writes frames of ASCII LEEF lines held as bytes. Use: `n = prepare(...)`; when n >= 0, make room
- * for n bytes and call `write(out, pos)` before the next prepare. Not reentrant.
+ * for n bytes and call `write(out, pos)` before the next prepare. Not reentrant. Part of the pass
+ * its reader belongs to: it keeps its byte memos in the reader's ShipmentScratch.
  */
 export class LeefFrameWriter {
   readonly #reader: LeefLineReader;
+  readonly #bytes: LeefByteScratch;
   readonly #writer: HeaderWriter;
   readonly #framing: Framing;
   readonly #max: number;
@@ -93,6 +97,7 @@ export class LeefFrameWriter {
 
   constructor(reader: LeefLineReader, settings: LeefFrameSettings) {
     this.#reader = reader;
+    this.#bytes = reader.scratch.leefBytes;
     this.#writer = createHeaderWriter(settings.header);
     this.#framing = settings.framing;
     this.#max = settings.maxMessageBytes;
@@ -211,7 +216,7 @@ export class LeefFrameWriter {
       }
       let t = L.end;
       while (t > L.attrStart && buf[t - 1] === d) t--;
-      const eq = indexIn(buf, 61, L.attrStart, t);
+      const eq = indexIn(buf, 61, L.attrStart, t, this.#bytes);
       const hasPair = eq >= 0;
       labelAt = hasPair ? t : L.end;
       const bare = !hasPair && (labelAt === L.attrStart || buf[labelAt - 1] === d);
@@ -273,7 +278,7 @@ export class LeefFrameWriter {
       const base = o - this.#keepFrom;
       o += buf.copy(out, o, this.#keepFrom, stop);
       if (ts !== null) writeAscii(out, base + this.#tsStart, ts);
-      if (devValue >= 0) writeEpochDigits(out, base + this.#devStart, devValue, devLength);
+      if (devValue >= 0) writeEpochDigits(out, base + this.#devStart, devValue, devLength, this.#bytes);
       else if (devText !== null) writeAscii(out, base + this.#devStart, devText);
     } else {
       let from = this.#keepFrom;
@@ -284,7 +289,7 @@ export class LeefFrameWriter {
       }
       if (hasDev) {
         o += buf.copy(out, o, from, this.#devStart);
-        if (devValue >= 0) o = writeEpochDigits(out, o, devValue, devLength);
+        if (devValue >= 0) o = writeEpochDigits(out, o, devValue, devLength, this.#bytes);
         else o = writeAscii(out, o, devText as string);
         from = this.#devEnd;
       }

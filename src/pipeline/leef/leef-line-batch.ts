@@ -69,7 +69,7 @@ export interface RebasedLine {
 /**
  * Line `j` of `segment` rebased (shiftLine) and labelled (setAttribute) and its event time, into
  * `out`: from the bytes with `reader` for an ASCII line (with `index`, pass 1's findings for the
- * segment, when there are), else decoded and through shiftLine.
+ * segment, when there are), else decoded and through shiftLine with the reader's scratch.
  */
 export function rebasedLine(
   lines: LeefLines,
@@ -88,7 +88,7 @@ export function rebasedLine(
     line = reader.shiftedText(segment.buf, s, e);
     time = reader.eventMs;
   } else {
-    line = shiftLine(segment.buf.toString('utf8', s, e), lines.shiftMs, lines.ctx);
+    line = shiftLine(segment.buf.toString('utf8', s, e), lines.shiftMs, lines.ctx, reader.scratch);
     time = lines.ctx.lastEventMs;
   }
   if (lines.labIndex !== null) line = setAttribute(line, 'labIndex', lines.labIndex);

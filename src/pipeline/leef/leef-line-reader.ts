@@ -6,11 +6,12 @@
 
 import { isAscii } from 'node:buffer';
 import type { ByteLines } from '../archive/byte-lines.ts';
+import { ShipmentScratch } from '../shipment/shipment-scratch.ts';
 import { newSyslogHeader, type SyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes, mayStartHeaderByte } from '../syslog/detect-syslog-header-bytes.ts';
 import { HeaderTimeMemo } from '../syslog/header-time-memo.ts';
-import { compileDateFormat, type DateFormat } from '../time/date-format.ts';
-import { readDevTime, readDevTimeWith } from '../time/devtime.ts';
+import type { DateFormat } from '../time/date-format.ts';
+import { type DevTimeFormats, readDevTime, readDevTimeWith } from '../time/devtime.ts';
 import { epochDigits } from '../time/epoch-time.ts';
 import { type ParsedTime, writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
 import { ShiftedTextMemo } from '../time/shifted-text-memo.ts';
@@ -21,6 +22,7 @@ import {
   findValueBytes,
   findValueInLine,
   type LeefByteLayout,
+  type LeefByteScratch,
   leefStartIn,
   NeedleCursor,
   newLeefByteLayout,
@@ -122,9 +124,23 @@ export const DEV_UNREADABLE = 3;
 
 /**
  * Reads LEEF lines held as bytes, one after another (calls for later lines of the same buffer are
- * cheapest). Not reentrant; results are left in its public fields.
+ * cheapest). Not reentrant; results are left in its public fields. One per pass over a shipment:
+ * its memos are its own fields and those of the pass's ShipmentScratch.
  */
 export class LeefLineReader {
+  /** The pass's scratch (also for the lines of the pass that take the string path, see rebasedLine). */
+  readonly scratch: ShipmentScratch;
+  // Parts of the scratch the hot path uses, one load away.
+  readonly #bytes: LeefByteScratch;
+  readonly #devTimes: DevTimeFormats;
+
+  /** `scratch`: the pass's; a new one when not given (a reader that is a pass of its own). */
+  constructor(scratch: ShipmentScratch = new ShipmentScratch()) {
+    this.scratch = scratch;
+    this.#bytes = scratch.leefBytes;
+    this.#devTimes = scratch.devTimes;
+  }
+
   /** Layout of the last line layout() accepted. */
   readonly L: LeefByteLayout = newLeefByteLayout();
   /** Header detection of the last headerTime() call. */
@@ -174,7 +190,7 @@ export class LeefLineReader {
       buf[s + 4] === 58
         ? s
         : leefStartIn(buf, s, e);
-    return scanLeefBytes(buf, s, e, first, this.L);
+    return scanLeefBytes(buf, s, e, first, this.L, this.#bytes);
   }
 
   /**
@@ -183,6 +199,7 @@ export class LeefLineReader {
    */
   devTime(buf: Buffer, referenceMs: number): number {
     const L = this.L;
+    const bytes = this.#bytes;
     this.devParsed = null;
     // Archives that carry devTimeFormat carry it on (nearly) every line: after a line with one, it
     // is searched first, within the line (anchored on `F`) rather than by a native search per line.
@@ -190,20 +207,20 @@ export class LeefLineReader {
     let fe = -1;
     let vs: number;
     if (this.#fmtSeen) {
-      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7);
+      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7, bytes);
       this.#fmtSeen = fs >= 0;
     }
     if (fs === L.attrStart + DEV_TIME_FORMAT.length && !DEV_TIME_BYTES.has(L.delimiterByte)) {
       // devTimeFormat is the first attribute: no `devTime=` chunk starts inside it (one would
       // end its value), so the search starts after its value.
-      fe = valueEndBytes(buf, fs, L.end, L.delimiterByte);
-      vs = findValueAfter(buf, L, DEV_TIME, 3, fe);
+      fe = valueEndBytes(buf, fs, L.end, L.delimiterByte, bytes);
+      vs = findValueAfter(buf, L, DEV_TIME, 3, fe, bytes);
     } else {
       // Anchored on `T`, rarer in attributes than the other letters of the key.
-      vs = findValueInLine(buf, L, DEV_TIME, 3);
+      vs = findValueInLine(buf, L, DEV_TIME, 3, bytes);
     }
     if (vs < 0) return DEV_NONE;
-    return this.#readDev(buf, vs, valueEndBytes(buf, vs, L.end, L.delimiterByte), fs, fe, referenceMs);
+    return this.#readDev(buf, vs, valueEndBytes(buf, vs, L.end, L.delimiterByte, bytes), fs, fe, referenceMs);
   }
 
   /**
@@ -224,18 +241,18 @@ export class LeefLineReader {
     }
     let parsed: ParsedTime | null;
     if (fs < 0) {
-      const epoch = epochMsBytes(buf, vs, ve);
+      const epoch = epochMsBytes(buf, vs, ve, this.#bytes);
       if (epoch >= 0) {
         this.devMs = epoch;
         this.devDigits = ve - vs;
         return DEV_EPOCH;
       }
-      parsed = readDevTime(buf.toString('latin1', vs, ve), null, referenceMs);
+      parsed = readDevTime(buf.toString('latin1', vs, ve), null, referenceMs, this.#devTimes);
     } else {
-      if (fe < 0) fe = valueEndBytes(buf, fs, L.end, L.delimiterByte);
+      if (fe < 0) fe = valueEndBytes(buf, fs, L.end, L.delimiterByte, this.#bytes);
       parsed =
         fe === fs
-          ? readDevTime(buf.toString('latin1', vs, ve), '', referenceMs)
+          ? readDevTime(buf.toString('latin1', vs, ve), '', referenceMs, this.#devTimes)
           : this.#readFormatted(buf, vs, ve, fs, fe, referenceMs);
     }
     if (parsed === null) return DEV_UNREADABLE;
@@ -381,7 +398,7 @@ export class LeefLineReader {
     this.devParsed = null;
     let fs = -2;
     if (this.#fmtSeen) {
-      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7);
+      fs = findValueInLine(buf, L, DEV_TIME_FORMAT, 7, this.#bytes);
       this.#fmtSeen = fs >= 0;
     }
     return this.#readDev(buf, index[o + 1] as number, index[o + 2] as number, fs, -1, referenceMs);
@@ -491,7 +508,7 @@ export class LeefLineReader {
       }
     }
     if (slot === null) {
-      const format = compileDateFormat(buf.toString('latin1', fs, fe));
+      const format = this.#devTimes.cache.get(buf.toString('latin1', fs, fe));
       if (fe - fs > 256) return readDevTimeWith(buf.toString('latin1', vs, ve), format, referenceMs);
       slot = new PatternSlot(Buffer.from(buf.subarray(fs, fe)), format);
       const at = slots.length < MAX_PATTERNS ? slots.length : this.#patternNext;

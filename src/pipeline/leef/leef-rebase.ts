@@ -10,10 +10,10 @@
 // entry within a memory budget (LineIndexes: archives go up to 4 GiB, so they cannot all be kept)
 // and finds the rest again.
 
-import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
+import { ShipmentScratch } from '../shipment/shipment-scratch.ts';
 import { writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
-import { lastRead, lastSpan, readDevTimeAt, readDevTimeMsAt, readHeaderTimeAt } from './event-time-reader.ts';
-import { newLeefLayout, scanLeefInto } from './leef-layout.ts';
+import { readDevTimeAt, readDevTimeMsAt, readHeaderTimeAt } from './event-time-reader.ts';
+import { scanLeefInto } from './leef-layout.ts';
 
 /** How far after "now" the newest event of a shipment lands (decisions.md §5). */
 export const REBASE_LEAD_MS = 2 * 3_600_000;
@@ -73,15 +73,20 @@ export function shiftDays(shiftMs: number): number {
  * Pass 1: the event time of `line` in epoch ms: devTime (with devTimeFormat, else epoch or the
  * common formats), else the syslog header's timestamp; null when neither is readable. A devTime
  * that is present but unreadable falls back to the header. Also records the time in `ctx`.
+ * `scratch`: the pass's (a new one when not given: compiled devTimeFormats are then not kept).
  */
-export function readEventTime(line: string, ctx: RebaseContext): number | null {
-  const ms = eventMsOf(line, ctx.referenceMs);
+export function readEventTime(
+  line: string,
+  ctx: RebaseContext,
+  scratch: ShipmentScratch = new ShipmentScratch(),
+): number | null {
+  const ms = eventMsOf(line, ctx.referenceMs, scratch);
   if (Number.isNaN(ms)) {
     ctx.unreadable++;
     return null;
   }
   ctx.readable++;
-  if (lastRead.yearless) {
+  if (scratch.spans.yearless) {
     ctx.yearless++;
     if (ctx.latestYearlessMs === null || ms > ctx.latestYearlessMs) ctx.latestYearlessMs = ms;
   } else if (ctx.latestDatedMs === null || ms > ctx.latestDatedMs) {
@@ -132,24 +137,30 @@ export function finishYearlessPass(ctx: RebaseContext, again: RebaseContext, now
 /**
  * Pass 2: `line` with devTime and the syslog header timestamp moved by `shiftMs`, each in its own
  * format, zone and precision; everything else byte for byte. A line without a readable time comes
- * back unchanged (the caller counts it). Sets `ctx.lastEventMs`.
+ * back unchanged (the caller counts it). Sets `ctx.lastEventMs`. `scratch` as in readEventTime.
  */
-export function shiftLine(line: string, shiftMs: number, ctx: RebaseContext): string {
+export function shiftLine(
+  line: string,
+  shiftMs: number,
+  ctx: RebaseContext,
+  scratch: ShipmentScratch = new ShipmentScratch(),
+): string {
   ctx.lastEventMs = null;
   if (typeof line !== 'string') return line;
   const shift = Number.isFinite(shiftMs) ? shiftMs : 0;
+  const layout = scratch.layout;
   const isLeef = scanLeefInto(line, layout);
-  const dev = isLeef ? readDevTimeAt(line, layout, ctx.referenceMs) : null;
-  const devStart = lastSpan.devStart;
-  const devEnd = lastSpan.devEnd;
+  const dev = isLeef ? readDevTimeAt(line, layout, ctx.referenceMs, scratch) : null;
+  const devStart = scratch.spans.devStart;
+  const devEnd = scratch.spans.devEnd;
   const headerEnd = isLeef ? layout.start : line.length;
   // A header without a year is placed in the year nearest its devTime when there is one: a header
   // written seconds after devTime across New Year lands next to it, and shifting back and forth
   // gives the same year (which decides whether 29 February exists).
   const header =
     dev === null
-      ? readHeaderTimeAt(line, headerEnd, ctx.referenceMs, false, syslogHeader)
-      : readHeaderTimeAt(line, headerEnd, dev.ms, true, syslogHeader);
+      ? readHeaderTimeAt(line, headerEnd, ctx.referenceMs, false, scratch)
+      : readHeaderTimeAt(line, headerEnd, dev.ms, true, scratch);
   if (dev === null && header === null) return line;
 
   let out = line;
@@ -160,7 +171,7 @@ export function shiftLine(line: string, shiftMs: number, ctx: RebaseContext): st
   }
   if (header !== null) {
     // The header precedes LEEF:, so its offsets are unaffected by the devTime rewrite.
-    const { tsStart, tsEnd } = lastSpan;
+    const { tsStart, tsEnd } = scratch.spans;
     const shifted = writeShiftedOrNull(header, shift);
     if (shifted !== null) out = out.slice(0, tsStart) + shifted + out.slice(tsEnd);
     if (dev === null) ctx.lastEventMs = writtenInstant(header, header.ms + shift);
@@ -179,45 +190,41 @@ export interface RebasedLines {
   eventTimes: Array<number | null>;
 }
 
-/** Both passes over an in-memory list of lines (small shipments and tests). */
+/** Both passes over an in-memory list of lines (small shipments and tests), with one scratch. */
 export function rebaseLines(lines: readonly string[], nowMs: number): RebasedLines {
+  const scratch = new ShipmentScratch();
   const ctx = createRebaseContext(nowMs);
-  for (const line of lines) readEventTime(line, ctx);
+  for (const line of lines) readEventTime(line, ctx, scratch);
   let shiftMs = finishFirstPass(ctx, nowMs);
   const again = yearlessPassContext(ctx);
   if (again !== null) {
-    for (const line of lines) readEventTime(line, again);
+    for (const line of lines) readEventTime(line, again, scratch);
     shiftMs = finishYearlessPass(ctx, again, nowMs);
   }
   const out: string[] = new Array(lines.length);
   const eventTimes: Array<number | null> = new Array(lines.length);
   for (let i = 0; i < lines.length; i++) {
-    out[i] = shiftLine(lines[i] as string, shiftMs, ctx);
+    out[i] = shiftLine(lines[i] as string, shiftMs, ctx, scratch);
     eventTimes[i] = ctx.lastEventMs;
   }
   return { lines: out, shiftMs, shiftDays: shiftDays(shiftMs), unreadable: ctx.unreadable, eventTimes };
 }
 
-// Scratch records (the functions here are synchronous and non-reentrant): no allocation per line.
-const layout = newLeefLayout();
-const syslogHeader = newSyslogHeader();
-
-/** Event time of `line` (NaN when none), without allocating for epoch devTime; sets lastRead. */
-function eventMsOf(line: string, referenceMs: number): number {
+/**
+ * Event time of `line` (NaN when none), without allocating for epoch devTime; sets
+ * scratch.spans.yearless. The records it fills are the scratch's (the functions here are
+ * synchronous and non-reentrant): no allocation per line.
+ */
+function eventMsOf(line: string, referenceMs: number, scratch: ShipmentScratch): number {
   if (typeof line !== 'string') return Number.NaN;
+  const layout = scratch.layout;
   const isLeef = scanLeefInto(line, layout);
   if (isLeef) {
-    const dev = readDevTimeMsAt(line, layout, referenceMs);
+    const dev = readDevTimeMsAt(line, layout, referenceMs, scratch);
     if (!Number.isNaN(dev)) return dev;
   }
-  const header = readHeaderTimeAt(
-    line,
-    isLeef ? layout.start : line.length,
-    referenceMs,
-    false,
-    syslogHeader,
-  );
+  const header = readHeaderTimeAt(line, isLeef ? layout.start : line.length, referenceMs, false, scratch);
   if (header === null) return Number.NaN;
-  lastRead.yearless = header.yearless;
+  scratch.spans.yearless = header.yearless;
   return header.ms;
 }

@@ -19,6 +19,7 @@ import {
   shiftDays,
   yearlessPassContext,
 } from '../leef/leef-rebase.ts';
+import { ShipmentScratch } from './shipment-scratch.ts';
 
 /** One archive of a shipment (session start has one; a noise run has one per job archive). */
 export interface ShipmentSource {
@@ -65,7 +66,8 @@ export interface PreparedShipment {
  *
  * LEEF lines are read as bytes (see LeefLineReader). What pass 1 found about each line is kept for
  * pass 2 within `indexBytes` (LineIndexes); inflated bytes are kept only as far as
- * ArchiveLimits.retainBytes allows (none by default), and pass 2 inflates the rest again.
+ * ArchiveLimits.retainBytes allows (none by default), and pass 2 inflates the rest again. Pass 1
+ * keeps its memos in `scratch` (a new ShipmentScratch when not given).
  */
 export async function prepareShipment(
   sources: readonly ShipmentSource[],
@@ -77,9 +79,12 @@ export async function prepareShipment(
     indexBytes?: number;
     /** Memory for pass 1's line ranges (SplitMemo; default DEFAULT_SPLIT_MEMO_BYTES). */
     splitBytes?: number;
+    /** Pass 1's memos; never one another pass is using. */
+    scratch?: ShipmentScratch;
   },
 ): Promise<PreparedShipment> {
   const { format, now } = options;
+  const scratch = options.scratch ?? new ShipmentScratch();
   const select = selectForFormat(format);
   const retain = createRetainBudget(resolveArchiveLimits(options.limits).retainBytes);
   const archives: OpenedArchive[] = [];
@@ -94,7 +99,7 @@ export async function prepareShipment(
   }
 
   const leef = format === 'leef' ? createRebaseContext(now) : null;
-  const reader = new LeefLineReader();
+  const reader = new LeefLineReader(scratch);
   const lineIndexes = new LineIndexes(options.indexBytes);
   const splits = new SplitMemo(options.splitBytes);
   const ecsReaders = archives.map(() => new EcsTwoPassReader());
@@ -128,7 +133,7 @@ export async function prepareShipment(
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
             for (const record of batch) {
-              const t = ecsRecordTime(record);
+              const t = ecsRecordTime(record, scratch.ecsTimes);
               if (t === null) unreadableEcs++;
               else if (latestEcs === null || t > latestEcs) latestEcs = t;
             }
@@ -161,7 +166,7 @@ export async function prepareShipment(
     // Dated and year-less event times together: the year-less ones are read once more against
     // the newest dated event, where pass 2 will place them, so the newest of all lands at now + 2 h.
     // Only entries that had year-less times are read again.
-    const secondReader = new LeefLineReader();
+    const secondReader = new LeefLineReader(scratch);
     for (const [i, archive] of archives.entries()) {
       const wanted = yearlessEntries[i] as Set<string>;
       if (wanted.size === 0) continue;
@@ -221,7 +226,7 @@ async function readLeefTimes(
         if (isAsciiLine(lines, k)) {
           reader.eventTime(buf, starts[k] as number, ends[k] as number, ctx, index, k);
         } else {
-          readEventTime(buf.toString('utf8', starts[k], ends[k]), ctx);
+          readEventTime(buf.toString('utf8', starts[k], ends[k]), ctx, reader.scratch);
         }
       }
     }

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { leefLine, mutatedLine, noisyLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
 import { encoderCapture } from '../../../test/helpers/encoder-capture.ts';
-import type { Framing, HeaderMode, SyslogFormat } from '../../destinations/destination-types.ts';
 import { createSyslogEncoding, type SyslogEncoderSettings } from '../../siems/syslog-tcp/syslog-encode.ts';
 import { type ByteLineBatch, lineText, SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { splitLines } from '../archive/split-lines.ts';
@@ -29,6 +28,7 @@ import {
 import { setAttribute } from '../leef/set-attribute.ts';
 import { frameLf, frameOctetCounted } from '../syslog/framing.ts';
 import { createHeaderWriter } from '../syslog/header-mode.ts';
+import type { Framing, HeaderMode, SyslogFormat } from '../syslog/syslog-options.ts';
 import { compileDateFormat } from '../time/date-format.ts';
 import { formatRfc3164Time } from '../time/rfc3164-time.ts';
 import type { OutboundBatch, OutboundEvent } from './outbound-event.ts';

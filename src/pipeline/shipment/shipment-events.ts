@@ -14,6 +14,7 @@ import { parseLeef } from '../leef/parse-leef.ts';
 import { isoUtc } from '../time/iso-utc.ts';
 import type { OutboundEvent } from './outbound-event.ts';
 import { lineIndexKey, type PreparedShipment } from './prepare-shipment.ts';
+import { ShipmentScratch } from './shipment-scratch.ts';
 
 /** Documents per batch when LEEF lines are converted to ECS (see shipmentEvents). */
 const ECS_BATCH = 1000;
@@ -31,12 +32,14 @@ export type ShipmentOutput =
  *
  * LEEF batches carry the same lines as bytes (`leefLines`, see LeefBatch); a driver that writes
  * bytes claims them and gets later batches without event objects. Several consumers may run
- * pass 2 of one shipment at once (a noise run with several targets), each with its own reader.
+ * pass 2 of one shipment at once (a noise run with several targets), each with its own reader and
+ * `scratch` (the pass's memos: a new ShipmentScratch when not given; never one another pass uses).
  */
 export async function* shipmentEvents(
   shipment: PreparedShipment,
   sourceIndex: number,
   output: ShipmentOutput,
+  scratch: ShipmentScratch = new ShipmentScratch(),
 ): AsyncGenerator<OutboundEvent[]> {
   const archive = shipment.archives[sourceIndex];
   if (!archive) throw new Error(`no source ${sourceIndex} in this shipment`);
@@ -45,7 +48,7 @@ export async function* shipmentEvents(
 
   if (shipment.format === 'leef') {
     const ctx = shipment.leef as RebaseContext;
-    const reader = new LeefLineReader();
+    const reader = new LeefLineReader(scratch);
     const indexes = shipment.lineIndexes;
     let claimed = false;
     const claim = () => {
@@ -90,7 +93,7 @@ export async function* shipmentEvents(
           const index = indexes.find(segment, key);
           for (let j = 0; j < segment.starts.length; j++) {
             const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
-            out.push({ doc: leefLineToEcs(line, time, labIndex), time });
+            out.push({ doc: leefLineToEcs(line, time, labIndex, scratch), time });
             if (out.length === ECS_BATCH) {
               yield out;
               out = [];
@@ -114,7 +117,10 @@ export async function* shipmentEvents(
       for (let k = 0; k < batch.length; k++) {
         const record = batch[k]!;
         // The time the written @timestamp denotes (a value without milliseconds moves by whole units).
-        out[k] = { json: shiftEcsRecord(record, shift), time: shiftedEcsRecordTime(record, shift) };
+        out[k] = {
+          json: shiftEcsRecord(record, shift, scratch.ecsTimes),
+          time: shiftedEcsRecordTime(record, shift, scratch.ecsTimes),
+        };
       }
       yield out;
     }
@@ -122,11 +128,16 @@ export async function* shipmentEvents(
 }
 
 /** A rebased LEEF line as an ECS document (noise to bulk targets); a non-LEEF line is kept as message. */
-function leefLineToEcs(line: string, time: number | null, labIndex: string | null): Record<string, unknown> {
+function leefLineToEcs(
+  line: string,
+  time: number | null,
+  labIndex: string | null,
+  scratch: ShipmentScratch,
+): Record<string, unknown> {
   const parsed = parseLeef(line);
   if (parsed === null) {
     const doc: Record<string, unknown> = { message: line, event: { original: line } };
-    if (time !== null) doc['@timestamp'] = isoUtc(time);
+    if (time !== null) doc['@timestamp'] = isoUtc(time, scratch.isoUtc);
     if (labIndex !== null) doc.labels = { labIndex };
     return doc;
   }
@@ -136,5 +147,6 @@ function leefLineToEcs(line: string, time: number | null, labIndex: string | nul
     rawLine: line,
     index: labIndex ?? undefined,
     prefix: parsed.prefix,
+    scratch,
   });
 }

@@ -1,4 +1,4 @@
-import type { Framing } from '../../destinations/destination-types.ts';
+import type { Framing } from './syslog-options.ts';
 
 // RFC 6587 framing. Frames are strings, not Buffers: a socket writer should concatenate the
 // frames of a batch and call `socket.write(batch)` once. V8 concatenates by reference and Node

@@ -1,8 +1,9 @@
-import type { HeaderMode, SyslogFormat } from '../../destinations/destination-types.ts';
 import { newLeefLayout, scanLeefInto } from '../leef/leef-layout.ts';
+import { newCivilFields } from '../time/civil.ts';
 import { detectSyslogHeaderInto, newSyslogHeader, octetPrefixEnd } from './detect-syslog-header.ts';
 import { DEFAULT_PRI, formatRfc3164Header, formatRfc5424Header, syslogPri } from './syslog-header.ts';
 import { syslogHostnameProblem } from './syslog-hostname.ts';
+import type { HeaderMode, SyslogFormat } from './syslog-options.ts';
 
 /** Settings of header handling for one shipment to one syslog destination. */
 export interface HeaderModeSettings {
@@ -55,6 +56,11 @@ export function createHeaderWriter(settings: HeaderModeSettings): HeaderWriter {
   }
   const problem = mode === 'preserve_raw' ? undefined : synthProblem;
   const rfc5424 = format === 'rfc5424';
+  // Records apply and header fill (the writer's own: it is built per shipment, and apply is
+  // synchronous): no allocation per line.
+  const layout = newLeefLayout();
+  const detected = newSyslogHeader();
+  const fields = newCivilFields();
   // Many consecutive events share a second (3164) or a millisecond (5424): reuse the last header.
   let lastKey = Number.NaN;
   let lastHeader = '';
@@ -63,8 +69,8 @@ export function createHeaderWriter(settings: HeaderModeSettings): HeaderWriter {
     if (key !== lastKey) {
       lastKey = key;
       lastHeader = rfc5424
-        ? formatRfc5424Header(pri, ms, host as string)
-        : formatRfc3164Header(pri, ms, host as string);
+        ? formatRfc5424Header(pri, ms, host as string, fields)
+        : formatRfc3164Header(pri, ms, host as string, fields);
     }
     return lastHeader;
   };
@@ -109,10 +115,6 @@ export function applyHeaderMode(
   const out = writer.apply(line, options.eventTimeMs, options.nowMs);
   return out === null ? { ok: false, problem: writer.problem ?? 'not a string' } : { ok: true, line: out };
 }
-
-// Scratch records for apply (synchronous, non-reentrant): no allocation per line.
-const layout = newLeefLayout();
-const detected = newSyslogHeader();
 
 function stripOctetPrefix(line: string): string {
   const start = octetPrefixEnd(line);

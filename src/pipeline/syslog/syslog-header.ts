@@ -1,4 +1,12 @@
-import { MAX_WRITABLE_MS, MIN_WRITABLE_MS, msToCivil, newCivilFields, pad2, padZero } from '../time/civil.ts';
+import {
+  type CivilFields,
+  MAX_WRITABLE_MS,
+  MIN_WRITABLE_MS,
+  msToCivil,
+  newCivilFields,
+  pad2,
+  padZero,
+} from '../time/civil.ts';
 import { formatRfc3164Time } from '../time/rfc3164-time.ts';
 
 /** PRI of synthesized headers unless the destination sets another: local0 (16) × 8 + info (6). */
@@ -11,17 +19,24 @@ export function syslogPri(facility: number, severity: number): number {
   return facility * 8 + severity;
 }
 
-const scratch = newCivilFields();
-
-/** RFC 3339 UTC with exactly three fraction digits and `Z` (decisions.md §5), e.g. `2024-01-02T03:04:05.006Z`. */
-export function formatRfc5424Time(ms: number): string {
-  const f = msToCivil(clampMs(ms), scratch);
+/**
+ * RFC 3339 UTC with exactly three fraction digits and `Z` (decisions.md §5), e.g.
+ * `2024-01-02T03:04:05.006Z`. `fields`: a record to fill, for a caller that writes many (a
+ * HeaderWriter has its own; a new one when not given).
+ */
+export function formatRfc5424Time(ms: number, fields: CivilFields = newCivilFields()): string {
+  const f = msToCivil(clampMs(ms), fields);
   return `${padZero(f.year, 4)}-${pad2(f.month)}-${pad2(f.day)}T${pad2(f.hour)}:${pad2(f.minute)}:${pad2(f.second)}.${padZero(f.millisecond, 3)}Z`;
 }
 
-/** `<PRI>Mmm dd hh:mm:ss HOST ` (RFC 3164, UTC, day space-padded). */
-export function formatRfc3164Header(pri: number, ms: number, host: string): string {
-  return `<${pri}>${formatRfc3164Time(clampMs(ms))} ${host} `;
+/** `<PRI>Mmm dd hh:mm:ss HOST ` (RFC 3164, UTC, day space-padded); `fields` as in formatRfc5424Time. */
+export function formatRfc3164Header(
+  pri: number,
+  ms: number,
+  host: string,
+  fields: CivilFields = newCivilFields(),
+): string {
+  return `<${pri}>${formatRfc3164Time(clampMs(ms), false, false, fields)} ${host} `;
 }
 
 /**
@@ -29,8 +44,13 @@ export function formatRfc3164Header(pri: number, ms: number, host: string): stri
  * project settled on). Strictly, STRUCTURED-DATA would need a fourth `-`; rsyslog 8.2302 and
  * QRadar's own examples accept the message right after MSGID.
  */
-export function formatRfc5424Header(pri: number, ms: number, host: string): string {
-  return `<${pri}>1 ${formatRfc5424Time(ms)} ${host} - - - `;
+export function formatRfc5424Header(
+  pri: number,
+  ms: number,
+  host: string,
+  fields: CivilFields = newCivilFields(),
+): string {
+  return `<${pri}>1 ${formatRfc5424Time(ms, fields)} ${host} - - - `;
 }
 
 function clampMs(ms: number): number {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   civilToMs,
+  civilYear,
   daysInMonth,
   inferYear,
   MAX_WRITABLE_MS,
@@ -27,6 +28,7 @@ describe('civil calendar arithmetic', () => {
           d.getUTCDay(),
         ]);
         expect(civilToMs(f.year, f.month, f.day, f.hour, f.minute, f.second, f.millisecond)).toBe(ms);
+        expect(civilYear(ms)).toBe(f.year);
       }),
       { numRuns: 5000 },
     );

@@ -132,7 +132,7 @@ export function inferYear(
   nearest = false,
 ): number {
   if (!Number.isFinite(referenceMs)) return -1;
-  const refYear = msToCivil(referenceMs, yearScratch).year;
+  const refYear = civilYear(referenceMs);
   let best = -1;
   let bestDistance = Number.POSITIVE_INFINITY;
   // The nearest year is one of three around the reference unless the date is 29 February.
@@ -153,4 +153,16 @@ export function inferYear(
   return best;
 }
 
-const yearScratch = newCivilFields();
+/** The UTC year of `ms` (msToCivil's year, without a fields record to fill). */
+export function civilYear(ms: number): number {
+  const z = Math.floor(ms / DAY_MS) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  // March-based months: January and February (mp 10 and 11) belong to the next year.
+  const mp = Math.floor((5 * doy + 2) / 153);
+  return yoe + era * 400 + (mp >= 10 ? 1 : 0);
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileDateFormat, newDateFormat } from './date-format.ts';
+import { compileDateFormat, DateFormatCache, newDateFormat } from './date-format.ts';
 
 const SHIFT = 40 * 86_400_000 + 5 * 3_600_000 + 1234; // 40 d 5 h 1.234 s
 
@@ -169,8 +169,12 @@ describe('compileDateFormat', () => {
     expect(f.format(0)).toBe('');
   });
 
-  it('compiles a pattern once', () => {
-    expect(compileDateFormat('dd MMM yyyy')).toBe(compileDateFormat('dd MMM yyyy'));
+  it('compiles a pattern once per cache, and each cache (one per shipment pass) has its own', () => {
+    const cache = new DateFormatCache();
+    const other = new DateFormatCache();
+    expect(compileDateFormat('dd MMM yyyy', cache)).toBe(compileDateFormat('dd MMM yyyy', cache));
+    expect(compileDateFormat('dd MMM yyyy', other)).not.toBe(compileDateFormat('dd MMM yyyy', cache));
+    expect(compileDateFormat('dd MMM yyyy')).not.toBe(compileDateFormat('dd MMM yyyy'));
   });
 
   it('writes UTC the way Java does when no zone was read', () => {

@@ -105,26 +105,44 @@ const {
 
 const CACHE_LIMIT = 512;
 const PATTERN_MAX = 256;
-const cache = new Map<string, DateFormat>();
 
-/** The compiled form of `pattern`, from a cache (patterns repeat on every line of an archive). */
-export function compileDateFormat(pattern: string): DateFormat {
-  const hit = cache.get(pattern);
-  if (hit !== undefined) return hit;
-  const compiled = new JavaDateFormat(pattern);
-  // Archives are untrusted: a line-per-pattern archive must not grow the cache without bound.
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(pattern, compiled);
-  return compiled;
+/**
+ * Compiled patterns by their text, for one shipment pass: patterns repeat on every line of an
+ * archive, and each compiled form remembers its last reads and writes (see JavaDateFormat), which
+ * must not carry over from one shipment to another.
+ */
+export class DateFormatCache {
+  readonly #byPattern = new Map<string, DateFormat>();
+
+  /** Whether `pattern` has been compiled into this cache (and not dropped since). */
+  has(pattern: string): boolean {
+    return this.#byPattern.has(pattern);
+  }
+
+  /** The compiled form of `pattern`, compiled on first use. */
+  get(pattern: string): DateFormat {
+    const hit = this.#byPattern.get(pattern);
+    if (hit !== undefined) return hit;
+    const compiled = new JavaDateFormat(pattern);
+    // Archives are untrusted: a line-per-pattern archive must not grow the cache without bound.
+    if (this.#byPattern.size >= CACHE_LIMIT) this.#byPattern.clear();
+    this.#byPattern.set(pattern, compiled);
+    return compiled;
+  }
 }
 
-/** A new compiled form of `pattern`, outside the cache and with none of its memory of earlier calls. */
+/**
+ * The compiled form of `pattern`: from `cache` when given (a shipment passes its own), else a new
+ * one (newDateFormat).
+ */
+export function compileDateFormat(pattern: string, cache?: DateFormatCache): DateFormat {
+  return cache === undefined ? new JavaDateFormat(pattern) : cache.get(pattern);
+}
+
+/** A new compiled form of `pattern`, outside any cache and with none of its memory of earlier calls. */
 export function newDateFormat(pattern: string): DateFormat {
   return new JavaDateFormat(pattern);
 }
-
-const scratchFields: CivilFields = newCivilFields();
-const scratchZone: ZoneOut = { offsetMs: 0 };
 
 class JavaDateFormat implements DateFormat {
   readonly pattern: string;
@@ -132,6 +150,9 @@ class JavaDateFormat implements DateFormat {
   readonly precisionMs: number;
   readonly #tokens: readonly Token[];
   readonly #hasYear: boolean;
+  // Records #read and #format fill (the format's own: formats are per shipment pass).
+  readonly #fields: CivilFields = newCivilFields();
+  readonly #zone: ZoneOut = { offsetMs: 0 };
 
   constructor(pattern: string) {
     this.pattern = pattern;
@@ -349,14 +370,15 @@ class JavaDateFormat implements DateFormat {
             break;
           }
           default: {
+            const zone = this.#zone;
             const end =
               tok.kind === ZONE_GENERAL
-                ? readGeneralZone(text, pos, scratchZone)
+                ? readGeneralZone(text, pos, zone)
                 : tok.kind === ZONE_RFC822
-                  ? readRfc822Zone(text, pos, scratchZone)
-                  : readIsoZone(text, pos, tok.count, scratchZone);
+                  ? readRfc822Zone(text, pos, zone)
+                  : readIsoZone(text, pos, tok.count, zone);
             if (end < 0) return null;
-            offsetMs = scratchZone.offsetMs;
+            offsetMs = zone.offsetMs;
             zoneText = text.slice(pos, end);
             pos = end;
           }
@@ -481,7 +503,7 @@ class JavaDateFormat implements DateFormat {
     let milliWidth = 0;
     let patchable = style !== null && this.#runPatchable && carryMs === 0 && Number.isInteger(ms);
     const styles = style ? style.fieldStyles : null;
-    const f = msToCivil(ms - carryMs + offsetMs, scratchFields);
+    const f = msToCivil(ms - carryMs + offsetMs, this.#fields);
     let out = '';
     for (let t = 0; t < tokens.length; t++) {
       const tok = tokens[t] as Token;

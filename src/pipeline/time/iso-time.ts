@@ -13,8 +13,6 @@ const HAS_SECONDS = 1 << 8;
 const FRACTION_SHIFT = 9; // 4 bits: fraction digits (0-9)
 const COMMA = 1 << 13;
 
-const scratch = newCivilFields();
-
 /** Reads an ISO 8601 date-time filling all of `text`, or null. Without a zone it is UTC. */
 export function readIso(text: string): ParsedTime | null {
   const n = text.length;
@@ -103,7 +101,9 @@ export function readIso(text: string): ParsedTime | null {
 /** Writes ISO date-times in the style they were read with. */
 export const isoWriter: TimeWriter = {
   write(ms: number, p: ParsedTime): string {
-    const f = msToCivil(ms + p.offsetMs, scratch);
+    // A fields record per call (the writer is shared): shipments write a timestamp in full once a
+    // minute (ShiftedTextMemo), the rest of the minute from minuteTail.
+    const f = msToCivil(ms + p.offsetMs, newCivilFields());
     const out = `${padZero(f.year, 4)}-${pad2(f.month)}-${pad2(f.day)}${String.fromCharCode(p.style & SEP_MASK)}${pad2(f.hour)}:${pad2(f.minute)}`;
     return p.style & HAS_SECONDS ? out + isoTail(f.second, f.millisecond, p) : out + p.zoneText;
   },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoUtc } from './iso-utc.ts';
+import { IsoUtcMemo, isoUtc } from './iso-utc.ts';
 
 const MAX = 8.64e15;
 
@@ -13,9 +13,11 @@ describe('isoUtc', () => {
     );
     fc.assert(
       fc.property(base, fc.array(step, { maxLength: 40 }), (start, steps) => {
+        const memo = new IsoUtcMemo();
         let ms = start;
         for (const s of [0, ...steps]) {
           ms = Math.max(-MAX, Math.min(MAX, ms + s));
+          expect(isoUtc(ms, memo)).toBe(new Date(ms).toISOString());
           expect(isoUtc(ms)).toBe(new Date(ms).toISOString());
         }
       }),
@@ -44,6 +46,18 @@ describe('isoUtc', () => {
       -MAX,
     ];
     // Twice, so the second round runs on minutes the first one left behind.
-    for (const ms of [...cases, ...cases]) expect(isoUtc(ms)).toBe(new Date(ms).toISOString());
+    const memo = new IsoUtcMemo();
+    for (const ms of [...cases, ...cases]) expect(isoUtc(ms, memo)).toBe(new Date(ms).toISOString());
+  });
+
+  it('keeps each memo to itself: two interleaved sequences write what each writes alone', () => {
+    const a = new IsoUtcMemo();
+    const b = new IsoUtcMemo();
+    const t = Date.UTC(2024, 0, 2, 3, 4, 5, 6);
+    const u = Date.UTC(2031, 6, 8, 9, 10, 11, 12);
+    for (let k = 0; k < 5; k++) {
+      expect(isoUtc(t + k, a)).toBe(new Date(t + k).toISOString());
+      expect(isoUtc(u + k, b)).toBe(new Date(u + k).toISOString());
+    }
   });
 });

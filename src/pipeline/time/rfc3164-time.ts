@@ -1,4 +1,13 @@
-import { civilToMs, daysInMonth, inferYear, msToCivil, newCivilFields, pad2, padZero } from './civil.ts';
+import {
+  type CivilFields,
+  civilToMs,
+  daysInMonth,
+  inferYear,
+  msToCivil,
+  newCivilFields,
+  pad2,
+  padZero,
+} from './civil.ts';
 import { MONTHS_SHORT } from './names.ts';
 import type { ParsedTime, TimeWriter } from './parsed-time.ts';
 
@@ -10,8 +19,6 @@ import type { ParsedTime, TimeWriter } from './parsed-time.ts';
 
 const ZERO_PADDED_DAY = 1;
 const HAS_YEAR = 2;
-
-const scratch = newCivilFields();
 
 /**
  * Reads `text` (exactly a 3164 TIMESTAMP, optionally with a year) relative to `referenceMs`,
@@ -67,7 +74,10 @@ export function readRfc3164Time(text: string, referenceMs: number, nearest = fal
   };
 }
 
-/** Writes a 3164 TIMESTAMP in the style it was read with. */
+/**
+ * Writes a 3164 TIMESTAMP in the style it was read with (a fields record per call, as the writer is
+ * shared: shipments write a timestamp in full once a minute, see ShiftedTextMemo).
+ */
 export const rfc3164Writer: TimeWriter = {
   write(ms: number, p: ParsedTime): string {
     return formatRfc3164Time(ms, (p.style & ZERO_PADDED_DAY) !== 0, (p.style & HAS_YEAR) !== 0);
@@ -77,9 +87,17 @@ export const rfc3164Writer: TimeWriter = {
   },
 };
 
-/** `Mmm dd hh:mm:ss` in UTC; the day space-padded unless `zeroPadDay`; a year before the time when `withYear`. */
-export function formatRfc3164Time(ms: number, zeroPadDay = false, withYear = false): string {
-  const f = msToCivil(ms, scratch);
+/**
+ * `Mmm dd hh:mm:ss` in UTC; the day space-padded unless `zeroPadDay`; a year before the time when
+ * `withYear`. `fields`: a record to fill, for a caller that writes many (a new one when not given).
+ */
+export function formatRfc3164Time(
+  ms: number,
+  zeroPadDay = false,
+  withYear = false,
+  fields: CivilFields = newCivilFields(),
+): string {
+  const f = msToCivil(ms, fields);
   const day = f.day < 10 ? (zeroPadDay ? '0' : ' ') + f.day : String(f.day);
   const year = withYear ? `${padZero(f.year, 4)} ` : '';
   return `${MONTHS_SHORT[f.month - 1]} ${day} ${year}${pad2(f.hour)}:${pad2(f.minute)}:${pad2(f.second)}`;

@@ -8,7 +8,7 @@ import {
 } from '../../pipeline/syslog/detect-syslog-header.ts';
 import type { EncodedEvent } from '../shared/deliver.ts';
 import type { EncodeEvent } from '../shared/ship-loop.ts';
-import { jsonString, needsNoEscape } from './json-string.ts';
+import { JsonScanBuffer, jsonString, needsNoEscape } from './json-string.ts';
 
 /** Envelope fields that are the same for every event of a shipment. */
 export interface HecEnvelopeSettings {
@@ -55,6 +55,8 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
     ',"event":';
   const hostOf = settings.hostOf ?? (settings.format === 'ecs' ? ecsHost : createSyslogHostReader());
   const leef = settings.format === 'leef';
+  // The encoder's own buffer for checking texts (one encoder per shipment).
+  const scan = new JsonScanBuffer();
   let lastSeconds = Number.NaN;
   let head = '';
   let lastHost: string | undefined;
@@ -66,7 +68,7 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
       if (typeof event.line !== 'string' || event.line.trim() === '')
         return { error: 'event has no LEEF line' };
       payload = event.line;
-      quote = needsNoEscape(payload);
+      quote = needsNoEscape(payload, scan);
       if (!quote) payload = JSON.stringify(payload);
     } else if (typeof event.json === 'string') {
       // Rebased archive documents arrive as one line of validated JSON text.
@@ -90,7 +92,7 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
     const host = hostOf(event);
     if (host !== lastHost) {
       lastHost = host;
-      middle = (host ? `,"host":${jsonString(host)}` : '') + constant;
+      middle = (host ? `,"host":${jsonString(host, scan)}` : '') + constant;
     }
     return new HecEnvelope(head, magnitude - seconds * 1000, middle, payload, quote);
   };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonString, needsNoEscape } from './json-string.ts';
+import { JsonScanBuffer, jsonString, needsNoEscape } from './json-string.ts';
 
 /** Characters around every case the scan must catch, plus some that must not trip it. */
 const tricky = fc.constantFrom(
@@ -34,8 +34,11 @@ describe('jsonString', () => {
       fc.string({ unit: fc.oneof(tricky, fc.string({ minLength: 1, maxLength: 9 })), maxLength: 60 }),
       fc.string({ unit: 'grapheme-ascii', minLength: 200, maxLength: 600 }),
     );
+    // One buffer for every text, as an encoder has: what a longer text left in it must not count.
+    const scan = new JsonScanBuffer();
     fc.assert(
       fc.property(text, (s) => {
+        expect(jsonString(s, scan)).toBe(JSON.stringify(s));
         expect(jsonString(s)).toBe(JSON.stringify(s));
       }),
       { numRuns: 3000 },
@@ -62,12 +65,26 @@ describe('jsonString', () => {
     expect(JSON.stringify('a\u2028b')).toBe('"a\u2028b"');
   });
 
-  it('handles texts longer than its scratch space, below and above the scan limit', () => {
-    for (const n of [4095, 4096, 70_000, 200_000]) {
+  it('handles texts longer than its scan buffer, below and above the scan limit', () => {
+    const scan = new JsonScanBuffer();
+    for (const n of [4095, 4096, 70_000, 200_000, 5]) {
       const plain = 'y'.repeat(n);
-      expect(jsonString(plain)).toBe(`"${plain}"`);
+      expect(jsonString(plain, scan)).toBe(`"${plain}"`);
       const quoted = `${plain}"`;
-      expect(jsonString(quoted)).toBe(JSON.stringify(quoted));
+      expect(jsonString(quoted, scan)).toBe(JSON.stringify(quoted));
+      const control = `${plain}\u0001`;
+      expect(jsonString(control, scan)).toBe(JSON.stringify(control));
+    }
+  });
+
+  it('gives each buffer its own bytes: texts checked alternately through two buffers', () => {
+    const a = new JsonScanBuffer();
+    const b = new JsonScanBuffer();
+    const long = `${'z'.repeat(9000)}\u0002`;
+    for (let k = 0; k < 3; k++) {
+      expect(needsNoEscape(long, a)).toBe(false);
+      expect(needsNoEscape('plain', b)).toBe(true);
+      expect(needsNoEscape('z'.repeat(8000), a)).toBe(true);
     }
   });
 });
