@@ -35,12 +35,13 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { BulkDestination, HecDestination } from '../src/destinations/destination-types.ts';
 import { createLogger } from '../src/logger.ts';
 import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import { createBulkDriver } from '../src/siems/bulk/bulk-driver.ts';
+import type { BulkDestination } from '../src/siems/bulk/bulk-settings.ts';
 import { createHecDriver } from '../src/siems/hec/hec-driver.ts';
-import type { Driver, ShipResult } from '../src/siems/siem-client.ts';
+import type { HecDestination } from '../src/siems/hec/hec-settings.ts';
+import type { ShipResult, SiemClient } from '../src/siems/siem-client.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';
 
@@ -164,7 +165,7 @@ type Measured = ShipResult & { rate: number };
 async function measure(
   name: string,
   total: number,
-  driver: Driver,
+  driver: SiemClient,
   events: AsyncIterable<OutboundEvent[]>,
   receiverCpu: () => Promise<{ cpuSeconds: number }>,
 ): Promise<Measured> {
@@ -181,7 +182,7 @@ async function measure(
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const threadBefore = process.threadCpuUsage();
-  const result = await driver.ship(events);
+  const result = await driver.send(events);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const thread = process.threadCpuUsage(threadBefore);

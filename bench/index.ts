@@ -20,9 +20,17 @@ if (scripts.length === 0) {
 let failed = 0;
 for (const script of scripts) {
   process.stdout.write(`\n### ${script}\n`);
-  const res = spawnSync(process.execPath, ['--expose-gc', ...missingServiceFlags(), path.join(dir, script)], {
-    stdio: 'inherit',
-  });
+  const res = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      ...missingServiceFlags(process.execArgv, process.env.NODE_OPTIONS ?? ''),
+      path.join(dir, script),
+    ],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (res.status !== 0) {
     failed++;
     process.stdout.write(`!!! ${script} exited with ${res.status ?? res.signal}\n`);

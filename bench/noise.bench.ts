@@ -41,7 +41,8 @@ import { createDestination } from '../src/destinations/destination-service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createJob } from '../src/noise/job-service.ts';
 import { getRuns } from '../src/noise/run-store.ts';
-import { createDriver } from '../src/siems/registry.ts';
+import { builtinSiemKinds } from '../src/siems/registry.ts';
+import type { AnySiemKind } from '../src/siems/siem-kind.ts';
 import { buildZip } from '../test/fixtures/archives/zip-builder.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';
@@ -117,12 +118,35 @@ async function runOnce(
   const root = path.resolve(fileURLToPath(import.meta.url), '../../.tmp');
   mkdirSync(root, { recursive: true });
   const dataDir = mkdtempSync(path.join(root, 'bench-noise-'));
+  // Per target: when its client started shipping and when it was closed (its end).
+  const firstShip: number[] = [];
+  const closedAt = new Map<string, number>();
+  const timed = (kind: AnySiemKind): AnySiemKind => ({
+    ...kind,
+    create(destination, deps) {
+      const client = kind.create(destination, deps);
+      return {
+        ...client,
+        send(batches, options) {
+          firstShip.push(performance.now());
+          return client.send(batches, options);
+        },
+        async close() {
+          await client.close();
+          closedAt.set(destination.name, performance.now());
+        },
+      };
+    },
+  });
   const ctx = await createContext(
     loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', SCHEDULER: 'off', PUBLIC_URL: 'http://bench.test' }),
-    { log: createLogger('warn') },
+    {
+      log: createLogger('warn'),
+      siemKinds: (config) => builtinSiemKinds({ hecRetryNotFound: config.hecRetryNotFound }).map(timed),
+    },
   );
   try {
-    await createDestination(ctx.db, ctx.secretBox, {
+    await createDestination(ctx, {
       name: 'bench-hec',
       driver: 'vendorA_hec',
       url: endpoints.hec.url,
@@ -130,14 +154,14 @@ async function runOnce(
       index: DEFAULT_INDEX,
       sourcetype: 'leef',
     });
-    await createDestination(ctx.db, ctx.secretBox, {
+    await createDestination(ctx, {
       name: 'bench-bulk',
       driver: 'vendorB_bulk',
       url: endpoints.bulk.url,
       api_key: endpoints.bulk.apiKey,
       index: DEFAULT_INDEX,
     });
-    await createDestination(ctx.db, ctx.secretBox, {
+    await createDestination(ctx, {
       name: 'bench-syslog',
       driver: 'syslog_tcp',
       host: '127.0.0.1',
@@ -147,43 +171,16 @@ async function runOnce(
     });
     for (const [i, zip] of zips.entries())
       await ctx.storage.put('noise-archives', `bench/part-${i}.zip`, zip);
-    const job = await createJob(
-      {
-        db: ctx.db,
-        clock: ctx.clock,
-        storage: ctx.storage,
-        secretBox: ctx.secretBox,
-        createDriver: undefined,
-      },
-      {
-        name: 'bench noise',
-        targets: [...TARGETS],
-        schedule: { kind: 'interval', interval_seconds: 3600 },
-        archives: zips.map((_, i) =>
-          i % 2 === 0
-            ? { position: i, storage_path: `bench/part-${i}.zip` }
-            : { position: i, storage_path: `bench/part-${i}.zip`, index_mode: 'existing', index: ODD_INDEX },
-        ),
-      },
-    );
-
-    // Per target: when its driver started shipping and when it was closed (its end).
-    const firstShip: number[] = [];
-    const closedAt = new Map<string, number>();
-    ctx.createDriver = (destination) => {
-      const driver = createDriver(destination, { log: ctx.log, clock: ctx.clock });
-      return {
-        ...driver,
-        ship(batches, options) {
-          firstShip.push(performance.now());
-          return driver.ship(batches, options);
-        },
-        async close() {
-          await driver.close();
-          closedAt.set(destination.name, performance.now());
-        },
-      };
-    };
+    const job = await createJob(ctx, {
+      name: 'bench noise',
+      targets: [...TARGETS],
+      schedule: { kind: 'interval', interval_seconds: 3600 },
+      archives: zips.map((_, i) =>
+        i % 2 === 0
+          ? { position: i, storage_path: `bench/part-${i}.zip` }
+          : { position: i, storage_path: `bench/part-${i}.zip`, index_mode: 'existing', index: ODD_INDEX },
+      ),
+    });
 
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();

@@ -25,11 +25,12 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { Framing, SyslogDestination } from '../src/destinations/destination-types.ts';
 import { createLogger } from '../src/logger.ts';
 import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
+import type { Framing } from '../src/pipeline/syslog/syslog-options.ts';
 import type { ShipResult } from '../src/siems/siem-client.ts';
 import { createSyslogDriver } from '../src/siems/syslog-tcp/syslog-driver.ts';
+import type { SyslogDestination } from '../src/siems/syslog-tcp/syslog-tcp-settings.ts';
 import { startSyslogSimulator } from '../test/simulators/syslog-simulator.ts';
 
 type Receiver = 'simulator' | 'minimal';
@@ -117,7 +118,7 @@ async function shipTo(port: number, framing: Framing, total: number): Promise<Sh
   }, 50);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const result = await driver.ship(events);
+  const result = await driver.send(events);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);

@@ -5,7 +5,10 @@ import { missingServiceFlags } from '../src/node-flags.ts';
 // `serve` runs with the service's V8 flags (src/node-flags.ts): the process replaces itself with
 // one started with them (same PID, environment and stdio), unless the operator set them already
 // through node options or NODE_OPTIONS.
-const missing = (process.argv[2] ?? 'serve') === 'serve' ? missingServiceFlags() : [];
+const missing =
+  (process.argv[2] ?? 'serve') === 'serve'
+    ? missingServiceFlags(process.execArgv, process.env.NODE_OPTIONS ?? '')
+    : [];
 if (missing.length > 0 && typeof process.execve === 'function') {
   try {
     process.execve(

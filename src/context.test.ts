@@ -17,7 +17,7 @@ describe('createContext', () => {
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     ctx = await createContext(
       testConfig({ ADMIN_EMAIL: 'admin@lab.test', ADMIN_PASSWORD: 'admin', DISPATCH_TOKEN: 'test-token' }),
-      { log, database: await openTestDatabase(), platformStatus: { driverFactory: () => undefined } },
+      { log, database: await openTestDatabase(), platformStatus: { siemChecks: false } },
     );
     const app = await buildApp(ctx);
     try {

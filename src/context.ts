@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import { type AuditEntry, recordAudit } from './audit/audit-log.ts';
 import { createTokenVerifier } from './auth/dispatch-token.ts';
@@ -11,25 +13,33 @@ import { type DbHandle, openDatabase } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { Database } from './db/schema.ts';
 import { createLogger, type Logger } from './logger.ts';
-import type { CreateDriver } from './noise/ensure-job-indexes.ts';
+import type { NoiseDispatcher } from './noise/dispatch-types.ts';
 import { createNoiseDispatcher } from './noise/noise-dispatcher.ts';
-import { createNoiseServices, type NoiseServices } from './noise/noise-services.ts';
+import {
+  createNoiseServices,
+  type NoiseServices,
+  type NoiseServicesOptions,
+} from './noise/noise-services.ts';
 import { schedulerProbe } from './noise/scheduler-probe.ts';
+import { archiveLimitsOf } from './pipeline/archive/archive-limits.ts';
 import {
   createPlatformStatus,
   type PlatformStatus,
   type PlatformStatusOptions,
 } from './platform-status/create-platform-status.ts';
 import { seedBuiltinRoles } from './roles/role-service.ts';
+import { RunEngine, type RunEngineOptions } from './runs/run-engine.ts';
 import { loadSecretKey } from './secrets/load-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
-import { createDriver } from './siems/registry.ts';
+import { createShipping, type Shipping } from './shipping/shipping.ts';
+import { builtinSiemKinds, SiemRegistry } from './siems/registry.ts';
+import type { AnySiemKind } from './siems/siem-kind.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { storageProbe } from './storage/storage-probe.ts';
 import { bootstrapAdmin } from './users/user-service.ts';
 
-/** Everything the service's parts need, wired in one place. */
+/** Everything the service's parts need, wired in one place; nothing in it is replaced later. */
 export interface AppContext {
   readonly config: Config;
   readonly log: Logger;
@@ -41,139 +51,202 @@ export interface AppContext {
   readonly loginThrottle: LoginThrottle;
   /** Announces ended sessions to open event streams. */
   readonly sessionEvents: SessionEvents;
-  /** Platform-status poller, probes and event streams (started by the HTTP app). */
-  readonly platformStatus: PlatformStatus;
+  /** The SIEM kinds (src/siems) and the clients of their destinations. */
+  readonly siems: SiemRegistry;
   /** Object storage with the buckets noise-archives and exercise-archives (local or S3). */
   readonly storage: ObjectStorage;
-  /** Noise runner, scheduler (started by the HTTP app when SCHEDULER is on) and dispatcher slot. */
+  /** The one shipping path: targets, prepared archives, shipments (src/shipping). */
+  readonly shipping: Shipping;
+  /** Leased background runs of this instance: heartbeats, aborts, shutdown (src/runs). */
+  readonly runs: RunEngine;
+  /** Noise runner and scheduler. */
   readonly noise: NoiseServices;
-  /** Builds the SIEM driver of a destination (src/pipeline/drivers/registry.ts); tests may swap it. */
-  createDriver?: CreateDriver;
+  /** Platform-status poller, probes and event streams. */
+  readonly platformStatus: PlatformStatus;
   /** Constant-time check of a Bearer token against DISPATCH_TOKEN (false when unset). */
   readonly verifyDispatchToken: (token: string) => boolean;
   /** Writes an audit record; failures are logged, not thrown (use recordAudit to fail closed). */
   audit(entry: AuditEntry): Promise<void>;
-  /** Closes every part in reverse order of creation. */
+  /** Starts background work: the status poller, and the noise scheduler when SCHEDULER is on. */
+  start(): void;
+  /**
+   * Stops background work: the scheduler stops claiming, every run is aborted and awaited (bounded),
+   * event streams end. Requests waiting on them then answer. Idempotent.
+   */
+  stop(): Promise<void>;
+  /** stop(), then closes every part in reverse order of creation. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Parts a caller (tests, the CLI) may supply instead of the defaults. */
-/** Below this, a dispatch token is guessable enough to warn about at start. */
-const DISPATCH_TOKEN_ADVISED_LENGTH = 16;
-
+/** Parts a caller (tests, benchmarks, the CLI) may supply instead of the defaults. */
 export interface ContextOverrides {
   clock?: Clock;
   log?: Logger;
   /** An already opened database (tests); it is closed with the context. */
   database?: DbHandle;
-  /** Platform-status choices (a provider, intervals, stream timing). */
+  /** Platform-status choices (a provider, intervals, stream timing, SIEM checks). */
   platformStatus?: PlatformStatusOptions;
+  /** The SIEM kinds instead of the built-in ones (builtinSiemKinds): a test's own kind, tuned clients. */
+  siemKinds?: (config: Config) => readonly AnySiemKind[];
+  /** Replaces the noise dispatcher; it is given the real one to wrap or ignore. */
+  noiseDispatcher?: (shipping: NoiseDispatcher) => NoiseDispatcher;
+  /** Run timing: leases, heartbeats, shutdown grace. */
+  runs?: RunEngineOptions;
+  /** Noise runner and scheduler tuning. */
+  noise?: NoiseServicesOptions;
+  /** Names this instance in lease owners (default host:pid:random). */
+  instanceId?: string;
 }
+
+/** Below this, a dispatch token is guessable enough to warn about at start. */
+const DISPATCH_TOKEN_ADVISED_LENGTH = 16;
 
 /**
  * The composition root: opens the database, migrates it, seeds built-in roles and the bootstrap
- * admin, and wires the parts. Nothing else constructs them.
+ * admin, and wires every part once, in dependency order. Nothing else constructs them.
  */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.database ?? (await openDatabase(config));
   const closers: Array<() => Promise<void>> = [() => handle.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err }, 'Error while closing.');
+      }
+    }
+  };
   try {
     if (config.dispatchTokens.some((t) => t.length < DISPATCH_TOKEN_ADVISED_LENGTH)) {
       log.warn(
         `DISPATCH_TOKEN is shorter than ${DISPATCH_TOKEN_ADVISED_LENGTH} characters: use a long random value (e.g. \`openssl rand -hex 32\`).`,
       );
     }
-    const applied = await migrateToLatest(handle.db as Kysely<unknown>);
+    const db = handle.db;
+    const applied = await migrateToLatest(db as Kysely<unknown>);
     if (applied.length > 0) log.info({ migrations: applied }, 'Database migrated.');
     const secretKey = loadSecretKey(config.secretKey, config.dataDir);
-    await seedBuiltinRoles(handle.db);
-    if (config.adminEmail && config.adminPassword) {
-      const created = await bootstrapAdmin(handle.db, config.adminEmail, config.adminPassword);
-      if (created) {
-        log.info({ email: config.adminEmail }, 'Bootstrap admin created.');
-        const weak = passwordProblem(config.adminPassword);
-        if (weak)
-          log.warn({ email: config.adminEmail }, `ADMIN_PASSWORD ${weak}: change it after signing in.`);
-        await recordAudit(handle.db, clock.now(), {
-          actor: 'system',
-          action: 'user.create',
-          target: config.adminEmail,
-          outcome: 'success',
-          details: { reason: 'ADMIN_EMAIL bootstrap', roles: ['admin'] },
-        });
-      }
-    }
+    await seedBuiltinRoles(db);
+    if (config.adminEmail && config.adminPassword) await bootstrap(config, db, log, clock);
 
+    const audit = async (entry: AuditEntry) => {
+      try {
+        await recordAudit(db, clock.now(), entry);
+      } catch (err) {
+        log.error({ err, action: entry.action }, 'Audit record could not be written.');
+      }
+    };
     const secretBox = createSecretBox(secretKey, config.previousSecretKeys);
     const sessionPolicy: SessionPolicy = {
       idleSeconds: config.sessionIdleSeconds,
       absoluteSeconds: config.sessionAbsoluteSeconds,
     };
     const sessionEvents = new SessionEvents();
-    const driverFor: CreateDriver = (destination) =>
-      createDriver(destination, { log, clock, hecRetryNotFound: config.hecRetryNotFound });
-    const platformStatus = createPlatformStatus(
-      { config, log, clock, db: handle.db, dbKind: handle.kind, secretBox, sessionEvents, sessionPolicy },
-      { driverFactory: () => driverFor, ...overrides.platformStatus },
+    const siems = new SiemRegistry(
+      overrides.siemKinds?.(config) ?? builtinSiemKinds({ hecRetryNotFound: config.hecRetryNotFound }),
+      { log, clock },
     );
-    closers.push(() => platformStatus.close());
-
     const storage = await openStorage(config, log);
     closers.push(() => storage.close());
-    const noise = createNoiseServices({ db: handle.db, clock, log, audit: (entry) => ctx.audit(entry) });
-    // Read at every dispatch: tests may swap ctx.createDriver.
-    noise.dispatch = createNoiseDispatcher({
-      db: handle.db,
-      clock,
-      log,
-      secretBox,
-      storage,
-      config,
-      createDriver: () => ctx.createDriver,
-    });
-    closers.push(() => noise.close());
+    const shipping = createShipping({ db, secretBox, siems, clock, log, limits: archiveLimitsOf(config) });
+    const runs = new RunEngine(
+      {
+        clock,
+        log,
+        instanceId: overrides.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      },
+      overrides.runs,
+    );
+    const shippingDispatcher = createNoiseDispatcher({ db, clock, log, storage, shipping });
+    const noise = createNoiseServices(
+      {
+        db,
+        clock,
+        log,
+        engine: runs,
+        audit,
+        dispatcher: overrides.noiseDispatcher?.(shippingDispatcher) ?? shippingDispatcher,
+      },
+      overrides.noise,
+    );
+    const platformStatus = createPlatformStatus(
+      { config, log, clock, db, dbKind: handle.kind, secretBox, siems, sessionEvents, sessionPolicy },
+      overrides.platformStatus,
+    );
     platformStatus.probes.register(storageProbe(storage));
     // With SCHEDULER=off an external scheduler dispatches; there is no heartbeat to watch.
     if (config.scheduler) platformStatus.probes.register(schedulerProbe(noise.scheduler, clock));
+    closers.push(() => platformStatus.close());
 
-    const ctx: AppContext = {
+    let stopping: Promise<void> | undefined;
+    let closing: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        // In this order: a scheduler tick still claiming would otherwise start a run after the
+        // aborts; streams end at once, not after the runs drained.
+        platformStatus.streams.close();
+        await noise.scheduler.stop();
+        await runs.close();
+        await platformStatus.close();
+      })();
+      return stopping;
+    };
+    return {
       config,
       log,
       clock,
-      db: handle.db,
+      db,
       dbKind: handle.kind,
       secretBox,
       sessionPolicy,
       loginThrottle: new LoginThrottle(clock),
       sessionEvents,
-      platformStatus,
+      siems,
       storage,
+      shipping,
+      runs,
       noise,
-      createDriver: driverFor,
+      platformStatus,
       verifyDispatchToken:
         config.dispatchTokens.length > 0 ? createTokenVerifier(config.dispatchTokens) : () => false,
-      async audit(entry) {
-        try {
-          await recordAudit(handle.db, clock.now(), entry);
-        } catch (err) {
-          log.error({ err, action: entry.action }, 'Audit record could not be written.');
-        }
+      audit,
+      start() {
+        if (stopping !== undefined) return;
+        platformStatus.start();
+        if (config.scheduler) noise.scheduler.start();
       },
-      async close() {
-        for (const close of closers.reverse()) {
-          try {
-            await close();
-          } catch (err) {
-            log.warn({ err }, 'Error while closing.');
-          }
-        }
+      stop,
+      close() {
+        closing ??= (async () => {
+          await stop();
+          await closeAll();
+        })();
+        return closing;
       },
     };
-    return ctx;
   } catch (err) {
-    await handle.close().catch(() => {});
+    await closeAll();
     throw err;
   }
+}
+
+/** ADMIN_EMAIL/ADMIN_PASSWORD: creates that admin when no user has the e-mail (decisions.md §1). */
+async function bootstrap(config: Config, db: Kysely<Database>, log: Logger, clock: Clock): Promise<void> {
+  const email = config.adminEmail as string;
+  const password = config.adminPassword as string;
+  const created = await bootstrapAdmin(db, email, password);
+  if (!created) return;
+  log.info({ email }, 'Bootstrap admin created.');
+  const weak = passwordProblem(password);
+  if (weak) log.warn({ email }, `ADMIN_PASSWORD ${weak}: change it after signing in.`);
+  await recordAudit(db, clock.now(), {
+    actor: 'system',
+    action: 'user.create',
+    target: email,
+    outcome: 'success',
+    details: { reason: 'ADMIN_EMAIL bootstrap', roles: ['admin'] },
+  });
 }

@@ -6,6 +6,8 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'job_running'
+  | 'destination_disabled'
+  | 'source_identity_required'
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -16,7 +18,6 @@ export type ErrorCode =
   | 'siem_error'
   | 'siem_unreachable'
   | 'bad_gateway'
-  | 'not_implemented'
   | 'unavailable'
   | 'internal';
 
@@ -32,18 +33,20 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   conflict: 409,
   job_running: 409,
+  destination_disabled: 409,
+  source_identity_required: 400,
   payload_too_large: 413,
   rate_limited: 429,
   siem_error: 500,
   siem_unreachable: 500,
   internal: 500,
-  not_implemented: 501,
   bad_gateway: 502,
   // spec part 7 lists 400/401/403/500 for session start: a failed download is a 500 there.
   archive_download_failed: 500,
   unavailable: 503,
 };
 
+/** What an AppError may carry besides its code and message. */
 export interface AppErrorOptions {
   details?: Record<string, unknown>;
   cause?: unknown;
@@ -66,7 +69,7 @@ export class AppError extends Error {
   }
 }
 
-/** True when `err` is an AppError (works across module copies). */
+/** True when `err` is an AppError of this module (an `instanceof` check, usable as a type guard). */
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
@@ -83,12 +86,12 @@ export function invalidInput(message: string, fields?: Record<string, string>): 
   return new AppError('invalid_input', `${message}: ${list}`, { details: { fields } });
 }
 
-/** Shorthand for a 404 of a named resource. */
 /** True for a UUID in its canonical text form (ids of users, jobs and runs). */
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
 
+/** Shorthand for a 404 of a named resource: `destination "x" does not exist`, `details: { destination: 'x' }`. */
 export function notFound(what: string, id: string): AppError {
   return new AppError('not_found', `${what} "${id}" does not exist`, { details: { [what]: id } });
 }

@@ -1,6 +1,6 @@
 import { loadConfig, readEnv } from './config.ts';
-import { createContext } from './context.ts';
-import { buildApp } from './http/build-app.ts';
+import { type AppContext, createContext } from './context.ts';
+import { type App, buildApp } from './http/build-app.ts';
 
 /** Runs the service until SIGINT/SIGTERM, then closes everything in order. */
 export async function serve(): Promise<void> {
@@ -14,16 +14,7 @@ export async function serve(): Promise<void> {
     ctx.log.info({ signal }, 'Shutting down.');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    // app.close() first stops the noise scheduler and cancels running dispatches (noise.routes.ts,
-    // preClose): POST /api/noise/run answers only when its dispatch ends, and the server's close
-    // waits for it. ctx.close() then closes the rest.
-    try {
-      await app.close();
-    } catch (err) {
-      ctx.log.error({ err }, 'Closing the HTTP server failed; closing the rest anyway.');
-    }
-    // The database and storage are closed whatever happened above (PGlite flushes its files here).
-    await ctx.close();
+    await stopServing(app, ctx);
     clearTimeout(force);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -34,8 +25,34 @@ export async function serve(): Promise<void> {
     await ctx.close();
     throw err;
   }
+  ctx.start();
   ctx.log.info(
     { url: config.publicUrl, database: ctx.dbKind, dataDir: config.dataDir },
     'Socdrill is listening.',
   );
+}
+
+/**
+ * Stops a serving instance, in this order:
+ * 1. new requests get 503 (the server still listens, so clients learn to go elsewhere);
+ * 2. the context stops its background work: the scheduler stops claiming, running dispatches are
+ *    aborted and awaited, event streams end — so requests waiting on them answer (POST
+ *    /api/noise/run answers when its dispatch ends);
+ * 3. the HTTP server closes, waiting for the requests still open;
+ * 4. the database and storage close (PGlite flushes its files there), whatever happened before.
+ */
+export async function stopServing(app: App, ctx: AppContext): Promise<void> {
+  await drainServing(app, ctx);
+  await ctx.close();
+}
+
+/** Steps 1-3 of stopServing: nothing runs or answers any more, the database is still open. */
+export async function drainServing(app: App, ctx: AppContext): Promise<void> {
+  app.refuseRequests();
+  await ctx.stop();
+  try {
+    await app.close();
+  } catch (err) {
+    ctx.log.error({ err }, 'Closing the HTTP server failed; closing the rest anyway.');
+  }
 }

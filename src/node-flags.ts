@@ -1,5 +1,5 @@
 // V8 flags the service runs with: bin/socdrill.js applies them to `serve`, and the benchmarks run
-// with them too, so their figures are the service's. Measured in docs/performance.md.
+// with them too, so their figures are the service's. Measured in docs/performance-history.md.
 //
 // --max-semi-space-size=32 (MiB): V8 sizes its young generation from the machine's memory (64 MiB
 // semi-spaces on a 24 GiB host) and grows it towards that size whenever objects survive a
@@ -48,13 +48,10 @@ export const SERVICE_NODE_FLAGS: readonly string[] = serviceNodeFlags();
 
 /**
  * Whether `execArgv` or `nodeOptions` (NODE_OPTIONS) already set the option `flag` sets, with
- * any value: the operator's choice wins.
+ * any value: the operator's choice wins. The caller reads both from its process (only
+ * src/config.ts reads the environment of the service itself).
  */
-export function flagIsSet(
-  flag: string,
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
-): boolean {
+export function flagIsSet(flag: string, execArgv: readonly string[], nodeOptions: string): boolean {
   const wanted = optionName(flag);
   return [...execArgv, ...nodeOptions.split(/\s+/)].some(
     (arg) => arg.startsWith('-') && optionName(arg) === wanted,
@@ -69,10 +66,7 @@ function optionName(arg: string): string {
   return (arg.split('=')[0] as string).replace(/^--?/, '').replaceAll('_', '-').replace(/^no-/, '');
 }
 
-/** The service flags `execArgv` and `nodeOptions` do not set yet. */
-export function missingServiceFlags(
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
-): string[] {
+/** The service flags `execArgv` and `nodeOptions` (NODE_OPTIONS) do not set yet. */
+export function missingServiceFlags(execArgv: readonly string[], nodeOptions: string): string[] {
   return SERVICE_NODE_FLAGS.filter((f) => !flagIsSet(f, execArgv, nodeOptions));
 }

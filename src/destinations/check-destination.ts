@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { AppContext } from '../context.ts';
-import { createDriver } from '../siems/registry.ts';
 import type { CheckStep } from '../siems/siem-client.ts';
-import { loadDestination } from './destination-service.ts';
+import { type DestinationDeps, loadDestination } from './destination-service.ts';
 
 export type { CheckStep };
 
@@ -19,20 +17,19 @@ export interface CheckResult {
 const CHECK_TIMEOUT_MS = 30_000;
 
 /**
- * Runs the driver's live check against the SIEM. A SIEM that is down is an answer, not an error:
- * `ok: false` with each step's message. `ok` is true only when there were steps and all passed.
- * A driver that does not exist yet answers 501 rather than pretending the SIEM is reachable.
+ * Runs the kind's live check against the SIEM, through the context's registry (the same clients
+ * shipping uses). A SIEM that is down is an answer, not an error: `ok: false` with each step's
+ * message. `ok` is true only when there were steps and all passed.
  */
-export async function checkDestination(ctx: AppContext, name: string): Promise<CheckResult> {
-  const destination = await loadDestination(ctx.db, ctx.secretBox, name);
+export async function checkDestination(deps: DestinationDeps, name: string): Promise<CheckResult> {
+  const destination = await loadDestination(deps, name);
   const started = performance.now();
-  // Throws not_implemented for a driver that is not written yet.
-  const driver = createDriver(destination, { log: ctx.log, clock: ctx.clock });
+  const client = deps.siems.client(destination);
   let checks: CheckStep[];
   try {
-    checks = await driver.check(AbortSignal.timeout(CHECK_TIMEOUT_MS));
+    checks = await client.check(AbortSignal.timeout(CHECK_TIMEOUT_MS));
   } finally {
-    await driver.close().catch(() => {});
+    await client.close().catch(() => {});
   }
   return {
     ok: checks.length > 0 && checks.every((c) => c.ok),

@@ -4,29 +4,16 @@ import type { Database, DestinationRow } from '../db/schema.ts';
 import { AppError, invalidInput, notFound } from '../errors.ts';
 import { jobsTargeting } from '../noise/job-store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import {
-  DRIVER_FIELDS,
-  extraFieldProblem,
-  type FieldSpec,
-  fieldProblem,
-  SIEM_Q_FIELDS,
-  secretFieldNames,
-} from './destination-fields.ts';
-import {
-  DEFAULT_PAYLOAD_FORMAT,
-  type Destination,
-  DRIVERS,
-  type DriverName,
-  PAYLOAD_FORMATS,
-  type PayloadFormat,
-} from './destination-types.ts';
-import { indexNameProblem } from './index-name.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
+import type { AnySiemKind } from '../siems/siem-kind.ts';
+import { mergeSettings, resolveSettings, type Secrets, withSecrets } from './destination-settings.ts';
+import { type Destination, PAYLOAD_FORMATS, type PayloadFormat } from './destination-types.ts';
 
 /** A destination as the API shows it: settings without secrets, plus which secrets are set. */
 export type DestinationView = {
   id: string;
   name: string;
-  driver: DriverName;
+  driver: string;
   payload_format: PayloadFormat;
   index: string | null;
   enabled: boolean;
@@ -35,23 +22,23 @@ export type DestinationView = {
   updated_at: string;
 } & Record<string, unknown>;
 
-/** Request body of create and update; checked field by field against the driver's table. */
+/** Request body of create and update; checked field by field against the kind's settings schema. */
 export type DestinationInput = Record<string, unknown>;
+
+/** What the destination functions use. */
+export interface DestinationDeps {
+  readonly db: Kysely<Database>;
+  readonly secretBox: SecretBox;
+  readonly siems: SiemRegistry;
+}
 
 export const DESTINATION_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 const NAME_RE = new RegExp(DESTINATION_NAME_PATTERN);
+/** Fields of every destination; the rest are the kind's settings. */
 const COMMON = new Set(['name', 'driver', 'payload_format', 'index', 'enabled']);
 /** PostgreSQL's unique_violation: a concurrent create took the name between check and insert. */
 const UNIQUE_VIOLATION = '23505';
 
-/** Which payload formats each driver can ship. */
-const FORMATS_BY_DRIVER: Record<DriverName, readonly PayloadFormat[]> = {
-  vendorA_hec: ['leef', 'ecs'],
-  syslog_tcp: ['leef'],
-  vendorB_bulk: ['ecs'],
-};
-
-type Secrets = Record<string, string>;
 interface Normalized {
   payload_format: PayloadFormat;
   index: string | null;
@@ -60,23 +47,30 @@ interface Normalized {
   secrets: Secrets;
 }
 
-export async function listDestinations(db: Kysely<Database>): Promise<DestinationView[]> {
-  const rows = await db.selectFrom('destinations').selectAll().orderBy('name').execute();
-  return rows.map(toView);
+/** Every destination, by name. */
+export async function listDestinations(
+  deps: Pick<DestinationDeps, 'db' | 'siems'>,
+): Promise<DestinationView[]> {
+  const rows = await deps.db.selectFrom('destinations').selectAll().orderBy('name').execute();
+  return rows.map((row) => toView(deps.siems, row));
 }
 
-export async function getDestinationView(db: Kysely<Database>, name: string): Promise<DestinationView> {
-  return toView(await findRow(db, name));
-}
-
-/** Loads a destination with decrypted secrets, for drivers. Throws 404 for an unknown name. */
-export async function loadDestination(
-  db: Kysely<Database>,
-  box: SecretBox,
+/** One destination as the API shows it; 404 when unknown. */
+export async function getDestinationView(
+  deps: Pick<DestinationDeps, 'db' | 'siems'>,
   name: string,
-): Promise<Destination> {
-  const row = await findRow(db, name);
-  return toDestination(row, openSecrets(box, row));
+): Promise<DestinationView> {
+  return toView(deps.siems, await findRow(deps.db, name));
+}
+
+/** Loads a destination with decrypted secrets, for its SIEM client. Throws 404 for an unknown name. */
+export async function loadDestination(deps: DestinationDeps, name: string): Promise<Destination> {
+  const row = await findRow(deps.db, name);
+  return toDestination(
+    deps.siems.kindOf({ name: row.name, driver: row.driver }),
+    row,
+    openSecrets(deps.secretBox, row),
+  );
 }
 
 /** An enabled destination as loadEnabledDestinations reads it: decrypted, or why it cannot be. */
@@ -86,14 +80,12 @@ export type LoadedDestination =
 
 /**
  * The enabled destinations, in name order, each decrypted on its own: one whose secrets cannot be
- * opened (sealed with another SECRET_KEY, tampered with) comes back with the reason instead of
- * failing the others; disabled ones are not decrypted at all.
+ * opened (sealed with another SECRET_KEY, tampered with), or whose kind this version does not
+ * know, comes back with the reason instead of failing the others; disabled ones are not
+ * decrypted at all.
  */
-export async function loadEnabledDestinations(
-  db: Kysely<Database>,
-  box: SecretBox,
-): Promise<LoadedDestination[]> {
-  const rows = await db
+export async function loadEnabledDestinations(deps: DestinationDeps): Promise<LoadedDestination[]> {
+  const rows = await deps.db
     .selectFrom('destinations')
     .selectAll()
     .where('enabled', '=', true)
@@ -101,16 +93,17 @@ export async function loadEnabledDestinations(
     .execute();
   return rows.map((r) => {
     try {
-      return { name: r.name, destination: toDestination(r, openSecrets(box, r)) };
+      const kind = deps.siems.kindOf({ name: r.name, driver: r.driver });
+      return { name: r.name, destination: toDestination(kind, r, openSecrets(deps.secretBox, r)) };
     } catch (err) {
       return { name: r.name, driver: r.driver, error: err instanceof Error ? err.message : String(err) };
     }
   });
 }
 
+/** Creates a destination of one of the registered kinds; every bad field is named at once. */
 export async function createDestination(
-  db: Kysely<Database>,
-  box: SecretBox,
+  deps: DestinationDeps,
   input: DestinationInput,
 ): Promise<DestinationView> {
   const bad: Record<string, string> = {};
@@ -118,18 +111,18 @@ export async function createDestination(
   if (typeof name !== 'string' || !NAME_RE.test(name)) {
     bad.name = 'must be 1-64 letters, digits, ., _ or -, starting with a letter or digit';
   }
-  const driver = input.driver;
-  if (typeof driver !== 'string' || !(DRIVERS as readonly string[]).includes(driver)) {
-    bad.driver = `must be one of ${DRIVERS.join(', ')}`;
+  const kind = typeof input.driver === 'string' ? deps.siems.find(input.driver) : undefined;
+  if (!kind) {
+    bad.driver = `must be one of ${deps.siems.names.join(', ')}`;
     throw invalidInput('Invalid destination', bad);
   }
-  const normalized = normalize(driver as DriverName, input, undefined, bad);
+  const normalized = normalize(deps.siems, kind, input, undefined, bad);
   if (Object.keys(bad).length > 0) throw invalidInput('Invalid destination', bad);
   const id = randomUUID();
   const nameTaken = () =>
     new AppError('conflict', `A destination named "${name}" already exists`, { details: { name } });
   try {
-    return await db.transaction().execute(async (tx) => {
+    return await deps.db.transaction().execute(async (tx) => {
       const taken = await tx
         .selectFrom('destinations')
         .select('id')
@@ -141,17 +134,17 @@ export async function createDestination(
         .values({
           id,
           name: name as string,
-          driver,
+          driver: kind.name,
           payload_format: normalized.payload_format,
           index_name: normalized.index,
           enabled: normalized.enabled,
           settings: JSON.stringify(normalized.settings),
-          secrets: sealSecrets(box, id, normalized.secrets),
+          secrets: sealSecrets(deps.secretBox, id, normalized.secrets),
           secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return toView(row);
+      return toView(deps.siems, row);
     });
   } catch (err) {
     // A create of the same name that committed after the check above: the same 409, not a 500.
@@ -165,8 +158,7 @@ export async function createDestination(
  * (or clears a secret); an empty string for a secret keeps the stored one. Name and driver are fixed.
  */
 export async function updateDestination(
-  db: Kysely<Database>,
-  box: SecretBox,
+  deps: DestinationDeps,
   name: string,
   patch: DestinationInput,
   now: Date,
@@ -174,9 +166,9 @@ export async function updateDestination(
   // The whole row is rewritten from the copy read here (every secret re-sealed together), so a
   // concurrent PATCH must wait for this one's commit and merge into its result, not into the
   // stale copy: otherwise one acknowledged change, e.g. a token rotation, is silently undone.
-  return db.transaction().execute(async (tx) => {
+  return deps.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, name, { forUpdate: true });
-    const driver = row.driver as DriverName;
+    const kind = deps.siems.kindOf({ name: row.name, driver: row.driver });
     const bad: Record<string, string> = {};
     if (patch.name !== undefined && patch.name !== row.name)
       bad.name = 'cannot be changed; create a new destination';
@@ -187,9 +179,9 @@ export async function updateDestination(
       index: row.index_name,
       enabled: row.enabled,
       settings: row.settings,
-      secrets: openSecrets(box, row),
+      secrets: openSecrets(deps.secretBox, row),
     };
-    const normalized = normalize(driver, patch, existing, bad);
+    const normalized = normalize(deps.siems, kind, patch, existing, bad);
     if (Object.keys(bad).length > 0) throw invalidInput('Invalid destination', bad);
     const updated = await tx
       .updateTable('destinations')
@@ -198,20 +190,23 @@ export async function updateDestination(
         index_name: normalized.index,
         enabled: normalized.enabled,
         settings: JSON.stringify(normalized.settings),
-        secrets: sealSecrets(box, row.id, normalized.secrets),
+        secrets: sealSecrets(deps.secretBox, row.id, normalized.secrets),
         secrets_set: JSON.stringify(Object.keys(normalized.secrets).sort()),
         updated_at: now,
       })
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return toView(updated);
+    return toView(deps.siems, updated);
   });
 }
 
 /** Deletes a destination; refused with 409 naming the noise jobs that still target it. */
-export async function deleteDestination(db: Kysely<Database>, name: string): Promise<DestinationView> {
-  return db.transaction().execute(async (tx) => {
+export async function deleteDestination(
+  deps: Pick<DestinationDeps, 'db' | 'siems'>,
+  name: string,
+): Promise<DestinationView> {
+  return deps.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, name);
     // A job save holds FOR SHARE on its targets, so with this lock the check cannot miss a job.
     await tx.selectFrom('destinations').select('id').where('id', '=', row.id).forUpdate().execute();
@@ -224,7 +219,7 @@ export async function deleteDestination(db: Kysely<Database>, name: string): Pro
       );
     }
     await tx.deleteFrom('destinations').where('id', '=', row.id).execute();
-    return toView(row);
+    return toView(deps.siems, row);
   });
 }
 
@@ -239,26 +234,31 @@ async function findRow(
   return row;
 }
 
+/**
+ * Merges a create or update into the stored destination and checks the result as a whole against
+ * the kind: its settings schema, its payload formats and index names, a default index when it can
+ * be wiped (decisions.md §5: the wipe needs it), and its rules across settings.
+ */
 function normalize(
-  driver: DriverName,
+  siems: SiemRegistry,
+  kind: AnySiemKind,
   input: DestinationInput,
   existing: Normalized | undefined,
   bad: Record<string, string>,
 ): Normalized {
-  const fields = DRIVER_FIELDS[driver];
+  const properties = kind.settings.properties as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!COMMON.has(key) && !(key in fields) && !(key === 'siem_q' && driver === 'syslog_tcp')) {
-      bad[key] = `is not a setting of driver ${driver}`;
-    }
+    if (!COMMON.has(key) && !(key in properties)) bad[key] = `is not a setting of driver ${kind.name}`;
   }
 
-  let payloadFormat = existing?.payload_format ?? DEFAULT_PAYLOAD_FORMAT[driver];
+  const [defaultFormat] = kind.payloadFormats;
+  let payloadFormat = existing?.payload_format ?? defaultFormat;
   if (input.payload_format !== undefined) {
-    const pf = input.payload_format === null ? DEFAULT_PAYLOAD_FORMAT[driver] : input.payload_format;
+    const pf = input.payload_format === null ? defaultFormat : input.payload_format;
     if (typeof pf !== 'string' || !(PAYLOAD_FORMATS as readonly string[]).includes(pf)) {
       bad.payload_format = `must be one of ${PAYLOAD_FORMATS.join(', ')}`;
-    } else if (!FORMATS_BY_DRIVER[driver].includes(pf as PayloadFormat)) {
-      bad.payload_format = `driver ${driver} ships ${FORMATS_BY_DRIVER[driver].join(' or ')}`;
+    } else if (!kind.payloadFormats.includes(pf as PayloadFormat)) {
+      bad.payload_format = `driver ${kind.name} ships ${kind.payloadFormats.join(' or ')}`;
     } else {
       payloadFormat = pf as PayloadFormat;
     }
@@ -269,13 +269,13 @@ function normalize(
     if (input.index === null || input.index === '') index = null;
     else if (typeof input.index !== 'string') bad.index = 'must be a string';
     else {
-      const problem = indexNameProblem(driver, input.index);
+      const problem = kind.indexNameProblem(input.index);
       if (problem) bad.index = problem;
       else index = input.index;
     }
   }
-  if (driver === 'vendorB_bulk' && index === null && bad.index === undefined) {
-    bad.index = 'is required for vendorB_bulk (the index documents are written to and wiped from)';
+  if (kind.capabilities.wipe && index === null && bad.index === undefined) {
+    bad.index = `is required for ${kind.name} (the index events are written to and wiped from)`;
   }
 
   let enabled = existing?.enabled ?? true;
@@ -285,101 +285,16 @@ function normalize(
   }
 
   const secrets: Secrets = { ...(existing?.secrets ?? {}) };
-  const settings = applyFields(fields, input, existing?.settings ?? {}, secrets, '', bad);
-
-  if (driver === 'syslog_tcp') {
-    const current = (existing?.settings.siem_q as Record<string, unknown> | null | undefined) ?? null;
-    if (input.siem_q === null) {
-      settings.siem_q = null;
-      delete secrets['siem_q.token'];
-    } else if (input.siem_q !== undefined) {
-      if (typeof input.siem_q !== 'object' || Array.isArray(input.siem_q)) bad.siem_q = 'must be an object';
-      else
-        settings.siem_q = applyFields(
-          SIEM_Q_FIELDS,
-          input.siem_q as Record<string, unknown>,
-          current ?? {},
-          secrets,
-          'siem_q.',
-          bad,
-        );
-    } else {
-      settings.siem_q = current;
-    }
-    if (
-      (settings.provision_log_source === true || settings.offense_cleanup === true) &&
-      bad.siem_q === undefined
-    ) {
-      if (!settings.siem_q) bad.siem_q = 'is required when provision_log_source or offense_cleanup is on';
-      else if (!secrets['siem_q.token'])
-        bad['siem_q.token'] = 'is required when provision_log_source or offense_cleanup is on';
-    }
-  }
-
-  // Credentials that only work in pairs.
-  const pair = (user: string, pass: string) => {
-    const hasUser = typeof settings[user] === 'string';
-    const hasPass = typeof secrets[pass] === 'string';
-    if (hasUser !== hasPass) bad[hasUser ? pass : user] = `${user} and ${pass} go together`;
-  };
-  if (driver === 'vendorB_bulk') {
-    pair('username', 'password');
-    if (secrets.api_key && settings.username)
-      bad.api_key = 'use either api_key or username and password, not both';
-  }
-  if (driver === 'vendorA_hec') {
-    pair('management_username', 'management_password');
-    if (secrets.management_token && settings.management_username) {
-      bad.management_token =
-        'use either management_token or management_username and management_password, not both';
-    }
+  const own: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) if (key in input) own[key] = input[key];
+  const settings = mergeSettings(kind.settings, own, existing?.settings ?? {}, secrets, bad);
+  const problems = siems.validate(kind, withSecrets(kind.settings, settings, secrets));
+  for (const [field, problem] of Object.entries(problems)) bad[field] ??= problem;
+  if (Object.keys(problems).length === 0 && kind.settingsProblems) {
+    const across = kind.settingsProblems(resolveSettings(kind.settings, settings, secrets));
+    for (const [field, problem] of Object.entries(across)) bad[field] ??= problem;
   }
   return { payload_format: payloadFormat, index, enabled, settings, secrets };
-}
-
-function applyFields(
-  specs: Readonly<Record<string, FieldSpec>>,
-  input: Record<string, unknown>,
-  current: Record<string, unknown>,
-  secrets: Secrets,
-  prefix: string,
-  bad: Record<string, string>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(input)) {
-    if (prefix && !(key in specs)) bad[`${prefix}${key}`] = 'is not a known setting';
-  }
-  for (const [key, spec] of Object.entries(specs)) {
-    const path = `${prefix}${key}`;
-    const given = input[key];
-    if (spec.secret) {
-      if (given === null) delete secrets[path];
-      else if (given !== undefined && given !== '') {
-        const problem = fieldProblem(spec, given);
-        if (problem) bad[path] = problem;
-        else secrets[path] = given as string;
-      }
-      if (spec.required && secrets[path] === undefined && bad[path] === undefined) bad[path] = 'is required';
-      continue;
-    }
-    let value: unknown;
-    if (given === undefined) value = key in current ? current[key] : (spec.default ?? null);
-    else if (given === null) value = spec.default ?? null;
-    else {
-      const problem = fieldProblem(spec, given) ?? extraFieldProblem(key, given);
-      if (problem) {
-        bad[path] = problem;
-        continue;
-      }
-      value = given;
-    }
-    if (spec.required && (value === null || value === undefined)) {
-      bad[path] = 'is required';
-      continue;
-    }
-    out[key] = value;
-  }
-  return out;
 }
 
 function sealSecrets(box: SecretBox, id: string, secrets: Secrets): string | null {
@@ -391,26 +306,14 @@ function openSecrets(box: SecretBox, row: DestinationRow): Secrets {
   return JSON.parse(box.open(row.secrets, `destination:${row.id}`)) as Secrets;
 }
 
-function toView(row: DestinationRow): DestinationView {
-  const driver = row.driver as DriverName;
-  const settings: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(DRIVER_FIELDS[driver])) {
-    if (!spec.secret) settings[key] = row.settings[key] ?? spec.default ?? null;
-  }
-  if (driver === 'syslog_tcp') {
-    const q = row.settings.siem_q as Record<string, unknown> | null | undefined;
-    settings.siem_q = q
-      ? Object.fromEntries(
-          Object.entries(SIEM_Q_FIELDS)
-            .filter(([, s]) => !s.secret)
-            .map(([k, s]) => [k, q[k] ?? s.default ?? null]),
-        )
-      : null;
-  }
+function toView(siems: SiemRegistry, row: DestinationRow): DestinationView {
+  const kind = siems.find(row.driver);
+  // A destination of a kind this version does not know is shown as stored.
+  const settings = kind ? resolveSettings(kind.settings, row.settings, null) : row.settings;
   return {
     id: row.id,
     name: row.name,
-    driver,
+    driver: row.driver,
     payload_format: row.payload_format as PayloadFormat,
     index: row.index_name,
     enabled: row.enabled,
@@ -421,31 +324,14 @@ function toView(row: DestinationRow): DestinationView {
   };
 }
 
-function toDestination(row: DestinationRow, secrets: Secrets): Destination {
-  const driver = row.driver as DriverName;
-  const base = {
+function toDestination(kind: AnySiemKind, row: DestinationRow, secrets: Secrets): Destination {
+  return {
+    ...resolveSettings(kind.settings, row.settings, secrets),
     id: row.id,
     name: row.name,
+    driver: row.driver,
     payload_format: row.payload_format as PayloadFormat,
     index: row.index_name,
     enabled: row.enabled,
   };
-  const flat: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(DRIVER_FIELDS[driver])) {
-    flat[key] = spec.secret ? (secrets[key] ?? null) : (row.settings[key] ?? spec.default ?? null);
-  }
-  if (driver === 'syslog_tcp') {
-    const q = row.settings.siem_q as Record<string, unknown> | null | undefined;
-    flat.siem_q = q
-      ? {
-          ...Object.fromEntries(
-            Object.entries(SIEM_Q_FIELDS).map(([k, s]) => [k, q[k] ?? s.default ?? null]),
-          ),
-          token: secrets['siem_q.token'] ?? null,
-        }
-      : null;
-  }
-  return { ...base, ...flat, driver } as Destination;
 }
-
-export { secretFieldNames };

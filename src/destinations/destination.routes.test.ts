@@ -100,11 +100,13 @@ describe('SIEM destinations API', () => {
   it('validates per driver and names each bad field', async () => {
     const cases: Array<[object, string[]]> = [
       [{ name: 'a', driver: 'syslog_tcp' }, ['host', 'port']],
-      [{ name: 'b', driver: 'vendorA_hec' }, ['token', 'url']],
+      [{ name: 'b', driver: 'vendorA_hec', index: 'lab' }, ['token', 'url']],
       [{ name: 'c', driver: 'vendorB_bulk', url: 'https://x:9200' }, ['index']],
+      // The wipe needs a default index on every kind that can delete (decisions.md §5).
+      [{ name: 'c2', driver: 'vendorA_hec', url: 'https://x:8088', token: 't' }, ['index']],
       [{ name: 'd', driver: 'syslog_tcp', host: 'h', port: 70000 }, ['port']],
-      [{ name: 'e', driver: 'vendorA_hec', url: 'ftp://x', token: 't' }, ['url']],
-      [{ name: 'f', driver: 'vendorA_hec', url: 'https://u:p@x', token: 't' }, ['url']],
+      [{ name: 'e', driver: 'vendorA_hec', index: 'lab', url: 'ftp://x', token: 't' }, ['url']],
+      [{ name: 'f', driver: 'vendorA_hec', index: 'lab', url: 'https://u:p@x', token: 't' }, ['url']],
       [{ name: 'g', driver: 'syslog_tcp', host: 'h', port: 514, url: 'https://x' }, ['url']],
       [
         { name: 'h', driver: 'syslog_tcp', host: 'h', port: 514, source_identity: 'has space' },
@@ -162,6 +164,7 @@ describe('SIEM destinations API', () => {
       const created = await req('POST', '/api/destinations', {
         name,
         driver: 'vendorA_hec',
+        index: 'lab',
         url: 'https://siem-a:8088',
         token: 'old-hec-token',
       });
@@ -174,7 +177,7 @@ describe('SIEM destinations API', () => {
         req('PATCH', `/api/destinations/${name}`, { token: 'rotated-hec-token' }),
       ]);
       expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
-      const stored = await loadDestination(t.ctx.db, t.ctx.secretBox, name);
+      const stored = await loadDestination(t.ctx, name);
       expect(stored, `try ${i}`).toMatchObject({
         token: 'rotated-hec-token',
         management_url: 'https://siem-a:8089',
@@ -187,6 +190,7 @@ describe('SIEM destinations API', () => {
     await req('POST', '/api/destinations', {
       name: 'patchme',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://a:8088',
       token: 'first-token',
       sourcetype: 'leef',
@@ -200,8 +204,8 @@ describe('SIEM destinations API', () => {
       tls_verify: false,
       secrets_set: ['token'],
     });
-    expect((await loadDestination(t.ctx.db, t.ctx.secretBox, 'patchme')).driver === 'vendorA_hec').toBe(true);
-    const d1 = await loadDestination(t.ctx.db, t.ctx.secretBox, 'patchme');
+    expect((await loadDestination(t.ctx, 'patchme')).driver === 'vendorA_hec').toBe(true);
+    const d1 = await loadDestination(t.ctx, 'patchme');
     expect(d1).toMatchObject({ token: 'first-token', source: 'lab' });
 
     await req('PATCH', '/api/destinations/patchme', {
@@ -209,7 +213,7 @@ describe('SIEM destinations API', () => {
       tls_verify: null,
       sourcetype: null,
     });
-    const d2 = await loadDestination(t.ctx.db, t.ctx.secretBox, 'patchme');
+    const d2 = await loadDestination(t.ctx, 'patchme');
     expect(d2).toMatchObject({ token: 'second-token', tls_verify: true, sourcetype: null });
 
     const clearRequired = await req('PATCH', '/api/destinations/patchme', { token: null });
@@ -231,8 +235,8 @@ describe('SIEM destinations API', () => {
         expect(dump, `${table} leaks ${secret}`).not.toContain(secret);
       }
     }
-    const loaded = await loadDestination(t.ctx.db, t.ctx.secretBox, 'qradar-lab');
-    expect(loaded.driver === 'syslog_tcp' && loaded.siem_q?.token).toBe(QTOKEN);
+    const loaded = await loadDestination(t.ctx, 'qradar-lab');
+    expect((loaded.siem_q as { token: string } | null)?.token).toBe(QTOKEN);
   });
 
   it('detects a tampered secret instead of returning garbage', async () => {
@@ -250,7 +254,7 @@ describe('SIEM destinations API', () => {
       .set({ secrets: parts.join(':') })
       .where('id', '=', row.id)
       .execute();
-    await expect(loadDestination(t.ctx.db, t.ctx.secretBox, 'elastic-lab')).rejects.toThrow(/integrity/);
+    await expect(loadDestination(t.ctx, 'elastic-lab')).rejects.toThrow(/integrity/);
   });
 
   it('answers 404 for the connectivity check of an unknown destination', async () => {

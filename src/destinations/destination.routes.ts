@@ -1,14 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { auditEntry } from '../http/audit-entry.ts';
 import { errors } from '../http/common-schemas.ts';
+import { createValidatorCompiler } from '../http/validator.ts';
+import { secretPaths } from '../siems/settings-schema.ts';
 import { checkDestination } from './check-destination.ts';
 import {
-  DestinationCreateBody,
-  DestinationPatchBody,
   DestinationView,
+  destinationCreateBody,
+  destinationPatchBody,
   NameParams,
+  SiemKindView,
 } from './destination.schemas.ts';
 import {
   createDestination,
@@ -21,8 +25,64 @@ import {
 const auth = { capability: 'manage_destinations' } as const;
 const tags = ['destinations'];
 
+/**
+ * Destination bodies are checked by the service against the chosen kind's settings schema, which
+ * names every bad field; the route's body schema (a union over the kinds) is for the OpenAPI
+ * document, and the route itself only requires a JSON object.
+ */
+function bodyByService(): FastifySchemaCompiler<unknown> {
+  const standard = createValidatorCompiler();
+  const objectOnly = (data: unknown) =>
+    typeof data === 'object' && data !== null && !Array.isArray(data)
+      ? { value: data }
+      : {
+          error: Object.assign(new Error('body must be a JSON object'), {
+            validation: [
+              {
+                instancePath: '',
+                message: 'must be a JSON object',
+                params: {},
+                keyword: 'type',
+                schemaPath: '',
+              },
+            ],
+            validationContext: 'body',
+          }),
+        };
+  return (route) => (route.httpPart === 'body' ? objectOnly : standard(route));
+}
+
 /** SIEM destinations API (decisions.md §4), `manage_destinations`. */
 export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const kinds = ctx.siems.kinds;
+  const validatorCompiler = bodyByService();
+
+  app.get(
+    '/api/siem-kinds',
+    {
+      config: { auth },
+      schema: {
+        tags,
+        summary: 'The SIEM kinds this service can ship to, with their settings schemas',
+        response: { 200: Type.Array(SiemKindView), ...errors(401, 403) },
+      },
+    },
+    async () =>
+      kinds.map((kind) => ({
+        name: kind.name,
+        title: kind.title,
+        payload_formats: [...kind.payloadFormats],
+        capabilities: {
+          indexes: kind.capabilities.indexes,
+          labels_index: kind.capabilities.labelsIndex,
+          index_creation: kind.capabilities.indexCreation,
+          wipe: kind.capabilities.wipe,
+          source_identity: kind.capabilities.sourceIdentity,
+        },
+        secret_fields: secretPaths(kind.settings),
+        settings: kind.settings as unknown as Record<string, unknown>,
+      })),
+  );
   app.get(
     '/api/destinations',
     {
@@ -33,28 +93,29 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
         response: { 200: Type.Array(DestinationView), ...errors(401, 403) },
       },
     },
-    async () => listDestinations(ctx.db),
+    async () => listDestinations(ctx),
   );
 
   app.post(
     '/api/destinations',
     {
       config: { auth },
+      validatorCompiler,
       schema: {
         tags,
         summary: 'Create a SIEM destination',
-        body: DestinationCreateBody,
+        body: destinationCreateBody(kinds),
         response: { 201: DestinationView, ...errors(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {
-      const view = await createDestination(ctx.db, ctx.secretBox, request.body);
+      const view = await createDestination(ctx, request.body as Record<string, unknown>);
       await ctx.audit(
         auditEntry(request, {
           action: 'destination.create',
           target: view.name,
           outcome: 'success',
-          details: { driver: view.driver, fields: Object.keys(request.body).sort() },
+          details: { driver: view.driver, fields: Object.keys(request.body as object).sort() },
         }),
       );
       return reply.code(201).send(view);
@@ -72,27 +133,27 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
         response: { 200: DestinationView, ...errors(401, 403, 404) },
       },
     },
-    async (request) => getDestinationView(ctx.db, request.params.name),
+    async (request) => getDestinationView(ctx, request.params.name),
   );
 
   app.patch(
     '/api/destinations/:name',
     {
       config: { auth },
+      validatorCompiler,
       schema: {
         tags,
         summary: 'Change a SIEM destination',
         params: NameParams,
-        body: DestinationPatchBody,
+        body: destinationPatchBody(kinds),
         response: { 200: DestinationView, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {
       const view = await updateDestination(
-        ctx.db,
-        ctx.secretBox,
+        ctx,
         request.params.name,
-        request.body,
+        request.body as Record<string, unknown>,
         new Date(ctx.clock.now()),
       );
       await ctx.audit(
@@ -100,7 +161,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
           action: 'destination.update',
           target: view.name,
           outcome: 'success',
-          details: { fields: Object.keys(request.body).sort() },
+          details: { fields: Object.keys(request.body as object).sort() },
         }),
       );
       return view;
@@ -119,7 +180,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
       },
     },
     async (request) => {
-      const view = await deleteDestination(ctx.db, request.params.name);
+      const view = await deleteDestination(ctx, request.params.name);
       await ctx.audit(
         auditEntry(request, {
           action: 'destination.delete',
@@ -158,7 +219,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
             },
             { description: 'ok is true only when every check passed' },
           ),
-          ...errors(401, 403, 404, 501),
+          ...errors(401, 403, 404),
         },
       },
     },

@@ -1,85 +1,97 @@
 import { type TSchema, Type } from 'typebox';
-import { DRIVER_FIELDS, type FieldSpec, SIEM_Q_FIELDS } from './destination-fields.ts';
-import { DRIVERS, PAYLOAD_FORMATS } from './destination-types.ts';
+import type { AnySiemKind } from '../siems/siem-kind.ts';
+import { PAYLOAD_FORMATS } from './destination-types.ts';
 
-function fieldSchema(spec: FieldSpec, drivers: string[]): TSchema {
-  const description = `${spec.description}${spec.secret ? ' (secret: write-only, never returned)' : ''}${
-    drivers.length < DRIVERS.length ? ` — ${drivers.join(', ')}` : ''
-  }${spec.default !== undefined && spec.default !== null ? `; default ${String(spec.default)}` : ''}`;
-  const base =
-    spec.kind === 'boolean'
-      ? Type.Boolean()
-      : spec.kind === 'port' || spec.kind === 'int'
-        ? Type.Integer()
-        : spec.kind === 'enum'
-          ? Type.Union((spec.values ?? []).map((v) => Type.Literal(v)))
-          : Type.String();
-  return Type.Union([base, Type.Null()], { description });
-}
-
-function settingsProperties(): Record<string, TSchema> {
-  const seen = new Map<string, { spec: FieldSpec; drivers: string[] }>();
-  for (const driver of DRIVERS) {
-    for (const [name, spec] of Object.entries(DRIVER_FIELDS[driver])) {
-      const entry = seen.get(name);
-      if (entry) entry.drivers.push(driver);
-      else seen.set(name, { spec, drivers: [driver] });
-    }
-  }
-  const props: Record<string, TSchema> = {};
-  for (const [name, { spec, drivers }] of seen) props[name] = Type.Optional(fieldSchema(spec, drivers));
-  return props;
-}
-
-const SiemQInput = Type.Union(
-  [
-    Type.Object(
-      Object.fromEntries(
-        Object.entries(SIEM_Q_FIELDS).map(([k, s]) => [k, Type.Optional(fieldSchema(s, ['syslog_tcp']))]),
-      ),
-      { additionalProperties: false },
+/** Fields of every destination, whatever its kind. */
+function commonFields(kind: AnySiemKind) {
+  const [defaultFormat] = kind.payloadFormats;
+  return {
+    payload_format: Type.Optional(
+      Type.Union([...kind.payloadFormats.map((f) => Type.Literal(f)), Type.Null()], {
+        description: `payload format (default ${defaultFormat})`,
+      }),
     ),
-    Type.Null(),
-  ],
-  { description: 'SIEM Q console API settings — syslog_tcp' },
-);
+    index: Type.Optional(
+      Type.Union([Type.String({ maxLength: 120 }), Type.Null()], {
+        description:
+          kind.capabilities.indexes === 'native'
+            ? `default index${kind.capabilities.wipe ? ' (required: events are written to and wiped from it)' : ''}`
+            : 'default lab index, carried as labIndex= on every line',
+      }),
+    ),
+    enabled: Type.Optional(Type.Boolean({ description: 'default true' })),
+  };
+}
 
-const common = {
-  payload_format: Type.Optional(
-    Type.Union([...PAYLOAD_FORMATS.map((f) => Type.Literal(f)), Type.Null()], {
-      description: 'leef (default for vendorA_hec, syslog_tcp) or ecs (vendorB_bulk; vendorA_hec may use it)',
-    }),
-  ),
-  index: Type.Optional(
-    Type.Union([Type.String({ maxLength: 120 }), Type.Null()], {
-      description: 'default index (required for vendorB_bulk; the labIndex= default on syslog_tcp)',
-    }),
-  ),
-  enabled: Type.Optional(Type.Boolean({ description: 'default true' })),
-  ...settingsProperties(),
-  siem_q: Type.Optional(SiemQInput),
-};
+/**
+ * A kind's settings as a request may send them: a setting may be null (reset to its default, or
+ * clear a secret); a secret may be "" (keep the stored one).
+ */
+function settingsInput(kind: AnySiemKind, partial: boolean): Record<string, TSchema> {
+  const out: Record<string, TSchema> = {};
+  for (const [key, schema] of Object.entries(kind.settings.properties as Record<string, TSchema>)) {
+    const {
+      description,
+      writeOnly,
+      default: byDefault,
+    } = schema as {
+      description?: string;
+      writeOnly?: boolean;
+      default?: unknown;
+    };
+    const nullable = Type.Union([schema, Type.Null()], {
+      ...(description ? { description } : {}),
+      ...(writeOnly ? { writeOnly } : {}),
+      ...(byDefault !== undefined ? { default: byDefault } : {}),
+    });
+    const required = !partial && !Type.IsOptional(schema) && !writeOnly;
+    out[key] = required ? nullable : Type.Optional(nullable);
+  }
+  return out;
+}
 
-/** POST /api/destinations body: common fields plus the chosen driver's settings. */
-export const DestinationCreateBody = Type.Object(
-  {
-    name: Type.String({ description: 'unique name used as `siem` in requests' }),
-    driver: Type.Union(DRIVERS.map((d) => Type.Literal(d))),
-    ...common,
-  },
-  {
-    additionalProperties: false,
-    description:
-      'vendorA_hec needs url and token; vendorB_bulk needs url and index; syslog_tcp needs host and port. ' +
-      'Secrets are write-only. On update, null resets a setting (clears a secret) and "" keeps a secret.',
-  },
-);
+/**
+ * POST /api/destinations body, for the OpenAPI document: one shape per SIEM kind, told apart by
+ * `driver`, each with its kind's settings (siems/*-settings.ts). The service checks a body against
+ * its kind's schema itself, so that every bad field is named, not only the first union branch.
+ */
+export function destinationCreateBody(kinds: readonly AnySiemKind[]): TSchema {
+  return Type.Union(
+    kinds.map((kind) =>
+      Type.Object(
+        {
+          name: Type.String({ description: 'unique name used as `siem` in requests' }),
+          driver: Type.Literal(kind.name),
+          ...commonFields(kind),
+          ...settingsInput(kind, false),
+        },
+        { title: kind.title, additionalProperties: false },
+      ),
+    ),
+    {
+      description:
+        'Common fields plus the chosen driver’s settings. Secrets (writeOnly) are never returned: a read ' +
+        'lists them in secrets_set.',
+    },
+  );
+}
 
-/** PATCH /api/destinations/:name body. */
-export const DestinationPatchBody = Type.Object(
-  { name: Type.Optional(Type.String()), driver: Type.Optional(Type.String()), ...common },
-  { additionalProperties: false },
-);
+/** PATCH /api/destinations/:name body: any of the kind's fields; null resets, "" keeps a secret. */
+export function destinationPatchBody(kinds: readonly AnySiemKind[]): TSchema {
+  return Type.Union(
+    kinds.map((kind) =>
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ description: 'cannot change' })),
+          driver: Type.Optional(Type.Literal(kind.name, { description: 'cannot change' })),
+          ...commonFields(kind),
+          ...settingsInput(kind, true),
+        },
+        { title: kind.title, additionalProperties: false },
+      ),
+    ),
+  );
+}
 
 /** A destination as returned: settings without secrets, plus `secrets_set`. */
 export const DestinationView = Type.Object(
@@ -87,15 +99,31 @@ export const DestinationView = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     driver: Type.String(),
-    payload_format: Type.String(),
+    payload_format: Type.Enum(PAYLOAD_FORMATS),
     index: Type.Union([Type.String(), Type.Null()]),
     enabled: Type.Boolean(),
     secrets_set: Type.Array(Type.String(), { description: 'names of the secrets that are set' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
-  { additionalProperties: true, description: "plus the driver's non-secret settings" },
+  { additionalProperties: true, description: "plus the driver's non-secret settings (unset ones null)" },
 );
+
+/** One SIEM kind, as GET /api/siem-kinds lists it (the console builds its forms from these). */
+export const SiemKindView = Type.Object({
+  name: Type.String({ description: 'the `driver` value of its destinations' }),
+  title: Type.String(),
+  payload_formats: Type.Array(Type.Enum(PAYLOAD_FORMATS)),
+  capabilities: Type.Object({
+    indexes: Type.Union([Type.Literal('native'), Type.Literal('label'), Type.Literal('none')]),
+    labels_index: Type.Boolean(),
+    index_creation: Type.Boolean(),
+    wipe: Type.Boolean(),
+    source_identity: Type.Boolean(),
+  }),
+  secret_fields: Type.Array(Type.String()),
+  settings: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of its settings' }),
+});
 
 /** Path parameter naming a destination; any text, as an overlong name is simply unknown (404). */
 export const NameParams = Type.Object({ name: Type.String() });

@@ -29,8 +29,9 @@ export function createAuthenticateHook(ctx: AppContext) {
     }
     if (request.is404) return;
     const declared = request.routeOptions.config.auth;
-    // The API reference (served by a plugin that cannot carry route config) is public.
-    const isPublic = declared === 'public' || request.routeOptions.url?.startsWith('/api/docs') === true;
+    // The API reference (/api/docs, /api/openapi.json) needs a signed-in user like every API route
+    // but health (spec 5.1, decisions.md §5).
+    const isPublic = declared === 'public';
     const auth = isPublic ? undefined : (declared as Exclude<typeof declared, 'public'>);
 
     if (bearer) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
-import type { RouteInfo } from './build-app.ts';
+import type { RouteInfo } from './route-auth.ts';
 
 const DISPATCH_TOKEN = 'dispatch-token-for-tests-0123456789';
 
@@ -20,24 +20,18 @@ describe('authorization matrix (spec parts 5 and 7, every route)', () => {
     t = await buildTestApp({ env: { DISPATCH_TOKEN } });
     noRoles = (await signedInAs(t, [])).cookie;
     admin = (await signedInAs(t, ['admin'])).cookie;
-    protectedRoutes = t.app.routeTable.filter((r) => r.auth !== 'public' && !r.url.startsWith('/api/docs'));
+    protectedRoutes = t.app.routeTable.filter((r) => r.auth !== 'public');
   });
   afterAll(async () => {
     await t.close();
   });
 
-  it('declares auth on every route and leaves only health, sign-in, sign-out and API docs public', () => {
+  it('declares auth on every route and leaves only health, sign-in and sign-out public', () => {
     const publicRoutes = t.app.routeTable
       .filter((r) => r.auth === 'public')
       .map((r) => `${r.method} ${r.url}`)
       .sort();
-    expect(publicRoutes).toEqual([
-      'GET /api/health',
-      'GET /api/openapi.json',
-      'GET /login',
-      'POST /login',
-      'POST /logout',
-    ]);
+    expect(publicRoutes).toEqual(['GET /api/health', 'GET /login', 'POST /login', 'POST /logout']);
     expect(protectedRoutes.length).toBeGreaterThan(10);
   });
 
@@ -56,7 +50,6 @@ describe('authorization matrix (spec parts 5 and 7, every route)', () => {
   it('answers 401 to a Bearer token on every route but dispatch, even with a valid cookie', async () => {
     for (const route of t.app.routeTable) {
       if (typeof route.auth === 'object' && route.auth.bearer) continue;
-      if (route.url.startsWith('/api/docs')) continue;
       const res = await t.app.inject({
         method: route.method as 'GET',
         url: concreteUrl(route),

@@ -19,20 +19,18 @@ import { ErrorBody } from './common-schemas.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { createFrameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { healthRoutes } from './health.routes.ts';
-import type { RouteAuth } from './route-auth.ts';
+import type { RouteInfo } from './route-auth.ts';
 import { createValidatorCompiler } from './validator.ts';
-
-/** One registered route and how it is protected. */
-export interface RouteInfo {
-  method: string;
-  url: string;
-  auth: RouteAuth | undefined;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered after start-up wiring, with its auth declaration. */
     routeTable: RouteInfo[];
+    /**
+     * Starts refusing requests (503 in the error shape, `Connection: close`) while the server still
+     * listens, so clients move to another instance during a shutdown's drain (main.ts).
+     */
+    refuseRequests(): void;
   }
 }
 
@@ -122,10 +120,13 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   app.addSchema(ErrorBody);
-  // Closing (preClose hooks run in registration order, so this flag is set before the noise and
-  // status parts drain, which can take seconds): new requests get 503 in the error shape, and every
-  // answer closes its connection so clients reconnect to another instance.
+  // Closing: new requests get 503 in the error shape, and every answer closes its connection so
+  // clients reconnect to another instance. Background work (runs, streams) is stopped by the
+  // context meanwhile (main.ts), which lets the requests waiting on it answer.
   let closing = false;
+  app.decorate('refuseRequests', () => {
+    closing = true;
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -153,14 +154,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(destinationRoutes, { ctx });
   await app.register(auditRoutes, { ctx });
   await app.register(labSessionRoutes, { ctx });
-  // Status streams before noise: preClose hooks run in this order, and the streams must end at
-  // once, not after the noise dispatches have drained (Fastify gives each hook 10 s).
   await app.register(platformStatusRoutes, { ctx });
   await app.register(noiseRoutes, { ctx });
 
-  app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
+  // Signed in, like the reference at /api/docs (decisions.md §5): only health is open.
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
 

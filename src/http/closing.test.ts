@@ -2,58 +2,52 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import { createJob } from '../noise/job-service.ts';
 
 describe('requests that arrive while the app closes', () => {
   let t: TestApp;
+  const dispatch = new SwitchableDispatcher();
   afterEach(async () => {
     t.app.server.closeAllConnections();
     await t.close();
   });
 
   it('get 503 in the error shape with Connection: close, while running work drains', async () => {
-    t = await buildTestApp({ env: { SCHEDULER: 'off' } });
+    t = await buildTestApp({ env: { SCHEDULER: 'off' }, overrides: { noiseDispatcher: dispatch.override } });
     // A dispatch that takes a while to stop after the abort keeps the close draining.
     let aborted = false;
     let started = false;
-    t.ctx.noise.dispatch = async (request, signal) => {
+    dispatch.use(async (request, signal) => {
       started = true;
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       aborted = true;
       await sleep(1_000);
       return { ok: false, failed: request.targets };
-    };
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    });
+    await createDestination(t.ctx, {
       name: 'siem',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://a:8088',
       token: 'x',
     });
     await t.ctx.storage.put('noise-archives', 'n/a.zip', Buffer.from('PK\x03\x04 stand-in'));
-    const job = await createJob(
-      {
-        db: t.ctx.db,
-        clock: t.clock,
-        storage: t.ctx.storage,
-        secretBox: t.ctx.secretBox,
-        createDriver: undefined,
-      },
-      {
-        name: 'slow',
-        targets: ['siem'],
-        schedule: { kind: 'interval', interval_seconds: 86_400 },
-        archives: [{ position: 0, storage_path: 'n/a.zip' }],
-      },
-    );
+    const job = await createJob(t.ctx, {
+      name: 'slow',
+      targets: ['siem'],
+      schedule: { kind: 'interval', interval_seconds: 86_400 },
+      archives: [{ position: 0, storage_path: 'n/a.zip' }],
+    });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as { port: number };
     const handle = await t.ctx.noise.runner.runJob(job.id, { trigger: 'manual', by: { actor: null } });
     for (let i = 0; i < 100 && !started; i++) await sleep(10);
     expect(started).toBe(true);
 
-    const closing = t.app.close();
+    const closing = t.drain();
     for (let i = 0; i < 100 && !aborted; i++) await sleep(10);
     expect(aborted).toBe(true);
     const res = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -72,9 +66,10 @@ describe('requests that arrive while the app closes', () => {
     t = await buildTestApp({
       env: { SCHEDULER: 'off', ARCHIVE_ALLOW_HTTP: 'true', ARCHIVE_ALLOWED_HOSTS: `127.0.0.1:${filesPort}` },
     });
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'siem',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://a:8088',
       token: 'x',
     });
@@ -102,7 +97,7 @@ describe('requests that arrive while the app closes', () => {
         req.end(JSON.stringify({ archiveDownloadUrl: `http://127.0.0.1:${filesPort}/a.zip`, siem: 'siem' }));
       });
       await sleep(300);
-      const closing = t.app.close();
+      const closing = t.drain();
       expect(await answered).toBe('close');
       const closed = await Promise.race([
         closing.then(() => 'closed'),

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import type { RouteInfo } from './build-app.ts';
 import { sendError, toAppError } from './error-handler.ts';
+import type { RouteInfo } from './route-auth.ts';
 
 /**
  * Longest path parameter the router accepts (Fastify's default is 100). Ids and names are far

@@ -1,17 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
+import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 
 describe('OpenAPI document and reference page', () => {
   let t: TestApp;
+  let cookie: string;
   beforeAll(async () => {
     t = await buildTestApp();
+    // Any signed-in user, no capability needed.
+    cookie = (await signedInAs(t, [])).cookie;
   });
   afterAll(async () => {
     await t.close();
   });
 
-  it('serves an OpenAPI 3.1 document generated from the route schemas, without sign-in', async () => {
-    const res = await t.app.inject({ url: '/api/openapi.json' });
+  it('needs a signed-in user for the document and the reference page, like every API route but health', async () => {
+    for (const url of ['/api/openapi.json', '/api/docs/', '/api/docs/json']) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.json().error.code, url).toBe('unauthenticated');
+    }
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas to a signed-in user', async () => {
+    const res = await t.app.inject({ url: '/api/openapi.json', headers: { cookie } });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
@@ -50,7 +61,7 @@ describe('OpenAPI document and reference page', () => {
   });
 
   it('serves a reference page', async () => {
-    const res = await t.app.inject({ url: '/api/docs/' });
+    const res = await t.app.inject({ url: '/api/docs/', headers: { cookie } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toMatch(/swagger/i);

@@ -10,6 +10,13 @@ import type { Actor } from '../auth/sessions.ts';
  */
 export type RouteAuth = 'public' | { capability?: Capability; bearer?: boolean };
 
+/** One registered route and how it is protected. */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  auth: RouteAuth | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;

@@ -9,7 +9,8 @@ import { AppError } from '../errors.ts';
  * into a SIEM Q that cannot attribute the events.
  */
 export async function assertSiemQReady(destination: Destination): Promise<void> {
-  if (destination.driver !== 'syslog_tcp' || !destination.provision_log_source) return;
+  // A setting only SIEM Q's syslog kind has; other kinds' destinations never set it.
+  if (destination.provision_log_source !== true) return;
   throw new AppError(
     'conflict',
     `SIEM "${destination.name}" has provision_log_source on, but SIEM Q log-source provisioning is not available in this version; turn provision_log_source off to ship without per-section log sources`,

@@ -1,15 +1,12 @@
 import type { Actor } from '../auth/sessions.ts';
 import type { AppContext } from '../context.ts';
 import { loadDestination } from '../destinations/destination-service.ts';
-import type { Destination } from '../destinations/destination-types.ts';
-import { indexNameProblem } from '../destinations/index-name.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import { checkArchiveUrl, redactUrl } from '../net/archive-url.ts';
 import { downloadArchive } from '../net/download-archive.ts';
-import { archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
-import { prepareShipment } from '../pipeline/shipment/prepare-shipment.ts';
-import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
 import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
+import type { ShipTarget } from '../shipping/ship.ts';
+import { assertEnabled } from '../shipping/ship-target.ts';
 import { assertSiemQReady } from './siem-q-readiness.ts';
 
 /** Body of POST /api/sessions/start (spec 4.2). */
@@ -30,7 +27,7 @@ export interface StartSessionResult {
   shiftDays: number;
 }
 
-type Deps = Pick<AppContext, 'db' | 'secretBox' | 'config' | 'clock' | 'log' | 'audit' | 'createDriver'>;
+type Deps = Pick<AppContext, 'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit'>;
 
 /**
  * Downloads an exercise archive (SSRF-checked, in memory only), rebases it so the newest event is at
@@ -54,31 +51,27 @@ export async function startSession(
   }
   let audited = false;
   try {
-    const destination = await checkStart(deps, input);
-    const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
+    const target = await checkStart(deps, input);
+    const { destination, kind } = target;
     const data = await downloadArchive(input.archiveDownloadUrl, {
       allowHttp: deps.config.archiveAllowHttp,
       allowedHosts: deps.config.archiveAllowedHosts,
       maxBytes: deps.config.archiveMaxBytes,
     });
-    const shipment = await prepareShipment([{ data, kind: 'zip', label: urlLabel }], {
+    const sources = await deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
       format: destination.payload_format,
-      now: deps.clock.now(),
-      limits: archiveLimitsOf(deps.config),
     });
-    const driver = createDriverOrFail(deps, destination);
-    let result: Awaited<ReturnType<typeof driver.ship>>;
-    try {
-      result = await driver.ship(shipmentEvents(shipment, 0, { kind: destination.payload_format }), {
-        index: indexAware ? (input.indexName ?? null) : null,
-        ...(destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined
-          ? { syslog: { sourceIdentity: input.syslogSourceIdentity } }
-          : {}),
-        now: shipment.now,
-      });
-    } finally {
-      await driver.close();
-    }
+    const shipment = sources.shipment;
+    const native = kind.capabilities.indexes === 'native';
+    const result = await deps.shipping.ship({
+      target,
+      sources,
+      routing: [
+        native && input.indexName !== undefined ? { index_mode: 'existing', index: input.indexName } : null,
+      ],
+      ...(input.syslogSourceIdentity !== undefined ? { identity: input.syslogSourceIdentity } : {}),
+      signal: new AbortController().signal,
+    });
     const counts = {
       files: shipment.files,
       events: shipment.events,
@@ -107,6 +100,11 @@ export async function startSession(
             events_shipped: result.shipped,
             events_failed: shipment.events - result.shipped,
             errors: result.errors.slice(0, 10),
+            failures: result.failures.map((f) => ({
+              reason: f.reason,
+              ...(f.index === undefined ? {} : { index: f.index }),
+              events: f.events,
+            })),
           },
         },
       );
@@ -181,10 +179,11 @@ export async function refusedStart(
 
 /**
  * Everything about a start that can be checked before the download, every bad field named at once
- * (decisions §3): the URL's syntax, the SIEM, and the fields that SIEM's driver reads. Then the
- * destination must be enabled and, for SIEM Q provisioning, ready.
+ * (decisions §3): the URL's syntax, the SIEM, and the fields its kind reads (an index name on a
+ * SIEM with native indexes, a source identity on one that takes it; fields a kind ignores are not
+ * checked, spec 4.2). Then the destination must be enabled and, for SIEM Q provisioning, ready.
  */
-async function checkStart(deps: Deps, input: StartSessionInput): Promise<Destination> {
+async function checkStart(deps: Deps, input: StartSessionInput): Promise<ShipTarget> {
   const bad: Record<string, string> = {};
   try {
     checkArchiveUrl(
@@ -197,20 +196,21 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<Destina
     if (fields?.archiveDownloadUrl === undefined) throw err;
     bad.archiveDownloadUrl = fields.archiveDownloadUrl;
   }
-  let destination: Destination | null = null;
+  let target: ShipTarget | null = null;
   try {
-    destination = await loadDestination(deps.db, deps.secretBox, input.siem);
+    const destination = await loadDestination(deps, input.siem);
+    target = { destination, kind: deps.siems.kindOf(destination) };
   } catch (err) {
     if (!(err instanceof AppError && err.code === 'not_found')) throw err;
     bad.siem = `no destination is named "${input.siem}"`;
   }
-  if (destination !== null) {
-    const indexAware = destination.driver === 'vendorA_hec' || destination.driver === 'vendorB_bulk';
-    if (indexAware && input.indexName !== undefined) {
-      const problem = indexNameProblem(destination.driver, input.indexName);
+  if (target !== null) {
+    const { capabilities } = target.kind;
+    if (capabilities.indexes === 'native' && input.indexName !== undefined) {
+      const problem = target.kind.indexNameProblem(input.indexName);
       if (problem) bad.indexName = problem;
     }
-    if (destination.driver === 'syslog_tcp' && input.syslogSourceIdentity !== undefined) {
+    if (capabilities.sourceIdentity && input.syslogSourceIdentity !== undefined) {
       const problem = syslogHostnameProblem(input.syslogSourceIdentity);
       if (problem) bad.syslogSourceIdentity = problem;
     }
@@ -218,13 +218,9 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<Destina
   if (Object.keys(bad).length > 0) {
     throw invalidInput(bad.siem !== undefined ? 'Unknown SIEM destination' : 'Invalid session start', bad);
   }
-  const found = destination as Destination;
-  if (!found.enabled) {
-    throw new AppError('conflict', `SIEM destination "${input.siem}" is disabled`, {
-      details: { siem: input.siem },
-    });
-  }
-  await assertSiemQReady(found);
+  const found = target as ShipTarget;
+  assertEnabled(found.destination);
+  await assertSiemQReady(found.destination);
   return found;
 }
 
@@ -232,11 +228,4 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<Destina
 function fieldsOf(err: AppError): Record<string, string> | undefined {
   const details = err.details as { fields?: Record<string, string> } | undefined;
   return details?.fields;
-}
-
-function createDriverOrFail(deps: Deps, destination: Destination) {
-  if (!deps.createDriver) {
-    throw new AppError('not_implemented', `No driver is available for ${destination.driver}`);
-  }
-  return deps.createDriver(destination);
 }

@@ -21,12 +21,12 @@ export interface WipeResult {
 /** How long the answer waits for re-fired noise runs (decisions.md §5). */
 export const RE_FIRE_WAIT_MS = 120_000;
 
-type Deps = Pick<AppContext, 'db' | 'secretBox' | 'clock' | 'log' | 'noise' | 'createDriver'>;
+type Deps = Pick<AppContext, 'db' | 'secretBox' | 'siems' | 'clock' | 'log' | 'noise'>;
 
 /**
- * Permanently deletes the lab's events from each named SIEM: for vendorA_hec and vendorB_bulk first
- * the non-default custom indexes that noise jobs targeting it use, then its default index;
- * syslog_tcp is skipped (there is nothing to delete through it). Each wipe is audited before it
+ * Permanently deletes the lab's events from each named SIEM whose kind can wipe: first the
+ * non-default custom indexes that noise jobs targeting it use, then its default index; a SIEM
+ * whose kind cannot delete (syslog_tcp) is skipped. Each wipe is audited before it
  * starts (no audit record, no delete) and after it ends. Then every enabled job with
  * propagate_on_wipe that targets a wiped SIEM is re-fired to the wiped SIEMs it targets.
  */
@@ -47,7 +47,7 @@ export async function wipeSiems(
   const unknown: string[] = [];
   for (const name of siems) {
     try {
-      destinations.push(await loadDestination(deps.db, deps.secretBox, name));
+      destinations.push(await loadDestination(deps, name));
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') unknown.push(name);
       else throw err;
@@ -120,10 +120,10 @@ async function wipeOne(
       outcome,
       details: { driver: destination.driver, ...(indexes === undefined ? {} : { indexes }), ...details },
     });
-  if (destination.driver === 'syslog_tcp') {
-    // Nothing is deleted through syslog, but every wipe request leaves its trace.
-    await audit('success', { skipped: true, reason: 'syslog_tcp has no delete API' }).catch((err) =>
-      deps.log.error({ err, siem }, 'Audit record of a skipped wipe could not be written.'),
+  if (!deps.siems.kindOf(destination).capabilities.wipe) {
+    // Nothing is deleted through this kind, but every wipe request leaves its trace.
+    await audit('success', { skipped: true, reason: `${destination.driver} has no delete API` }).catch(
+      (err) => deps.log.error({ err, siem }, 'Audit record of a skipped wipe could not be written.'),
     );
     return { kind: 'skipped', siem };
   }
@@ -144,11 +144,10 @@ async function wipeOne(
       message: `SIEM "${siem}" was not wiped: the audit record could not be written`,
     };
   }
-  if (!deps.createDriver)
-    return { kind: 'failed', siem, message: `No driver is available for ${destination.driver}` };
-  const driver = deps.createDriver(destination);
+  const client = deps.siems.client(destination);
   try {
-    const results = await driver.wipe(indexes);
+    if (!client.wipe) throw new Error(`the ${destination.driver} client has no wipe`);
+    const results = await client.wipe(indexes);
     const failed = results.filter((r) => !r.ok);
     const deleted = Object.fromEntries(results.map((r) => [r.index, r.ok ? (r.deleted ?? null) : null]));
     if (failed.length > 0 || results.length !== indexes.length) {
@@ -167,7 +166,7 @@ async function wipeOne(
     await audit('failure', { error: message }).catch(() => {});
     return { kind: 'failed', siem, message };
   } finally {
-    await driver.close().catch(() => {});
+    await client.close().catch(() => {});
   }
 }
 

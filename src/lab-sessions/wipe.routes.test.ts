@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { type BulkSimulator, startBulkSimulator } from '../../test/simulators/bulk-simulator.ts';
 import { type HecSimulator, startHecSimulator } from '../../test/simulators/hec-simulator.ts';
@@ -24,6 +25,7 @@ const ECS = buildZip([
 
 describe('DELETE /api/sessions', () => {
   let t: TestApp;
+  const dispatch = new SwitchableDispatcher();
   let author: string;
   let admin: string;
   let hec: HecSimulator;
@@ -59,6 +61,7 @@ describe('DELETE /api/sessions', () => {
     syslog = await startSyslogSimulator({ framing: 'lf' });
     t = await buildTestApp({
       env: { ARCHIVE_ALLOW_HTTP: 'true', ARCHIVE_ALLOWED_HOSTS: `127.0.0.1:${filesPort}` },
+      overrides: { noiseDispatcher: dispatch.override },
     });
     admin = (await signedInAs(t, ['admin'])).cookie;
     author = (await signedInAs(t, ['author'])).cookie;
@@ -90,6 +93,7 @@ describe('DELETE /api/sessions', () => {
       host: syslog.host,
       port: syslog.port,
       source_identity: 'lab',
+      index: 'syslog-lab',
     });
     await t.ctx.storage.put('noise-archives', 'noise/web.zip', LEEF);
     const job = await create('/api/noise/jobs', {
@@ -109,7 +113,7 @@ describe('DELETE /api/sessions', () => {
     });
     otherJobId = other.id;
     // A dispatcher that records what it was asked and finishes the rows (shipping is tested elsewhere).
-    t.ctx.noise.dispatch = async (request) => {
+    dispatch.use(async (request) => {
       dispatched.push(request);
       const failed: string[] = [];
       for (const [siem, runId] of Object.entries(request.run_ids)) {
@@ -128,7 +132,7 @@ describe('DELETE /api/sessions', () => {
         );
       }
       return { ok: failed.length === 0, failed };
-    };
+    });
   });
   afterAll(async () => {
     await t.close();

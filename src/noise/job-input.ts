@@ -1,5 +1,5 @@
-import type { DriverName } from '../destinations/destination-types.ts';
-import { INDEX_NAME_MAX, indexNameProblem } from '../destinations/index-name.ts';
+import { INDEX_NAME_MAX } from '../siems/shared/index-name.ts';
+import type { AnySiemKind } from '../siems/siem-kind.ts';
 import { storagePathProblem } from '../storage/storage-path.ts';
 import { INDEX_MODES, type IndexMode, type NoiseArchive } from './job-store.ts';
 import { checkSchedule, type NoiseSchedule } from './schedule.ts';
@@ -103,19 +103,39 @@ export function checkJobFields(
   };
 }
 
+/** What a job's save needs to know of a target: its kind and its default index. */
+export interface JobTarget {
+  readonly kind: AnySiemKind;
+  readonly index: string | null;
+}
+
 /**
  * Problems with what a job refers to: targets that are not destinations, archives missing from the
- * noise-archives bucket, and custom index names a target's driver would refuse. Field paths follow
- * the order of the job as given (`targets.1`, `archives.0.index`), so call it before sorting.
+ * noise-archives bucket, custom index names a target's kind would refuse, and archives routed to
+ * the default index of a target that labels events by index but has none (every line must carry
+ * `labIndex=`, decisions.md §5). Field paths follow the order of the job as given (`targets.1`,
+ * `archives.0.index`), so call it before sorting.
  */
 export function checkJobReferences(
   fields: Pick<JobFields, 'targets' | 'archives'>,
-  drivers: ReadonlyMap<string, DriverName>,
+  targets: ReadonlyMap<string, JobTarget>,
   missingArchives: ReadonlySet<string>,
 ): Record<string, string> {
   const problems: Record<string, string> = {};
+  const byDefault = fields.archives.filter((a) => a.index_mode === 'default').map((a) => a.storage_path);
   for (const [i, t] of fields.targets.entries()) {
-    if (!drivers.has(t)) problems[`targets.${i}`] = `destination "${t}" does not exist`;
+    const target = targets.get(t);
+    if (!target) {
+      problems[`targets.${i}`] = `destination "${t}" does not exist`;
+    } else if (
+      target.kind.capabilities.indexes === 'label' &&
+      target.index === null &&
+      byDefault.length > 0
+    ) {
+      problems[`targets.${i}`] =
+        `${target.kind.name} target "${t}" has no index, so the lines of ${byDefault.map((p) => JSON.stringify(p)).join(', ')} ` +
+        "(index_mode default) would carry no labIndex=; set the destination's index, or route those archives to a named index";
+    }
   }
   for (const [i, a] of fields.archives.entries()) {
     const at = `archives.${i}`;
@@ -125,11 +145,11 @@ export function checkJobReferences(
     }
     if (a.index === null) continue;
     for (const t of fields.targets) {
-      const driver = drivers.get(t);
-      if (!driver) continue;
-      const problem = indexNameProblem(driver, a.index);
+      const kind = targets.get(t)?.kind;
+      if (!kind) continue;
+      const problem = kind.indexNameProblem(a.index);
       if (problem) {
-        problems[`${at}.index`] = `${problem} (for ${driver} target "${t}")`;
+        problems[`${at}.index`] = `${problem} (for ${kind.name} target "${t}")`;
         break;
       }
     }

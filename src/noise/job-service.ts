@@ -2,12 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
-import type { DriverName } from '../destinations/destination-types.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
 import type { ObjectStorage } from '../storage/object-storage.ts';
-import { type CreateDriver, ensureJobIndexes } from './ensure-job-indexes.ts';
-import { checkJobFields, checkJobReferences, type JobFields, type JobInput } from './job-input.ts';
+import { ensureJobIndexes } from './ensure-job-indexes.ts';
+import {
+  checkJobFields,
+  checkJobReferences,
+  type JobFields,
+  type JobInput,
+  type JobTarget,
+} from './job-input.ts';
 import { findJob, isLeaseHeld, listJobRows, type NoiseArchive, type NoiseJob } from './job-store.ts';
 import { computeNextRunAt, type RandomSource } from './next-run-at.ts';
 import { type NoiseSchedule, sameSchedule } from './schedule.ts';
@@ -41,7 +47,7 @@ export interface JobServiceDeps {
   clock: Clock;
   storage: ObjectStorage;
   secretBox: SecretBox;
-  createDriver: CreateDriver | undefined;
+  siems: SiemRegistry;
   random?: RandomSource;
 }
 
@@ -63,7 +69,7 @@ export async function createJob(deps: JobServiceDeps, input: JobInput): Promise<
   const next = fields.enabled ? computeNextRunAt(fields.schedule, now, deps.random) : null;
   const job = await saving(fields.name, () =>
     deps.db.transaction().execute(async (tx) => {
-      await checkTargets(tx, fields);
+      await checkTargets(deps, tx, fields);
       await refuseTakenName(tx, fields.name, id);
       const row = await tx
         .insertInto('noise_jobs')
@@ -103,7 +109,7 @@ export async function updateJob(deps: JobServiceDeps, id: string, patch: JobInpu
   await saving(fields.name, () =>
     deps.db.transaction().execute(async (tx) => {
       const locked = await findJob(tx, id, true);
-      await checkTargets(tx, fields);
+      await checkTargets(deps, tx, fields);
       if (fields.name !== locked.name) await refuseTakenName(tx, fields.name, id);
       const scheduleChanged = !sameSchedule(fields.schedule, locked.schedule);
       let next = locked.next_run_at;
@@ -167,8 +173,8 @@ async function validate(deps: JobServiceDeps, input: JobInput, now: number): Pro
   const paths = [...new Set(fields.archives.map((a) => a.storage_path))];
   const found = await Promise.all(paths.map((p) => deps.storage.stat('noise-archives', p)));
   const missing = new Set(paths.filter((_, i) => found[i] === undefined));
-  const drivers = await destinationDrivers(deps.db, fields.targets, false);
-  const problems = checkJobReferences(fields, drivers, missing);
+  const targets = await jobTargets(deps, deps.db, fields.targets, false);
+  const problems = checkJobReferences(fields, targets, missing);
   if (Object.keys(problems).length > 0) throw invalidInput('Invalid noise job', problems);
   return { ...fields, archives: [...fields.archives].sort((a, b) => a.position - b.position) };
 }
@@ -177,22 +183,32 @@ async function validate(deps: JobServiceDeps, input: JobInput, now: number): Pro
  * Re-checks the targets inside the saving transaction with FOR SHARE: a destination deleted
  * concurrently either makes this save fail, or waits for it and then sees the job (409).
  */
-async function checkTargets(tx: Kysely<Database>, fields: JobFields): Promise<void> {
-  const drivers = await destinationDrivers(tx, fields.targets, true);
-  const problems = checkJobReferences(fields, drivers, new Set());
+async function checkTargets(deps: JobServiceDeps, tx: Kysely<Database>, fields: JobFields): Promise<void> {
+  const targets = await jobTargets(deps, tx, fields.targets, true);
+  const problems = checkJobReferences(fields, targets, new Set());
   if (Object.keys(problems).length > 0) throw invalidInput('Invalid noise job', problems);
 }
 
-async function destinationDrivers(
+/** The targets' kinds and default indexes; a target of a kind this version does not know is left out. */
+async function jobTargets(
+  deps: Pick<JobServiceDeps, 'siems'>,
   db: Kysely<Database>,
   names: readonly string[],
   lock: boolean,
-): Promise<Map<string, DriverName>> {
+): Promise<Map<string, JobTarget>> {
   if (names.length === 0) return new Map();
-  let query = db.selectFrom('destinations').select(['name', 'driver']).where('name', 'in', names);
+  let query = db
+    .selectFrom('destinations')
+    .select(['name', 'driver', 'index_name'])
+    .where('name', 'in', names);
   if (lock) query = query.forShare();
   const rows = await query.execute();
-  return new Map(rows.map((r) => [r.name, r.driver as DriverName]));
+  const out = new Map<string, JobTarget>();
+  for (const r of rows) {
+    const kind = deps.siems.find(r.driver);
+    if (kind) out.set(r.name, { kind, index: r.index_name });
+  }
+  return out;
 }
 
 async function refuseTakenName(tx: Kysely<Database>, name: string, id: string): Promise<void> {

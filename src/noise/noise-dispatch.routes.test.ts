@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { type BulkSimulator, startBulkSimulator } from '../../test/simulators/bulk-simulator.ts';
 import { type HecSimulator, startHecSimulator } from '../../test/simulators/hec-simulator.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../test/simulators/syslog-simulator.ts';
-import type { SyslogDestination } from '../destinations/destination-types.ts';
-import { createDriver } from '../siems/registry.ts';
-import { createSyslogDriver } from '../siems/syslog-tcp/syslog-driver.ts';
-import type { NoiseDispatcher } from './dispatch-types.ts';
+import { bulkKind } from '../siems/bulk/bulk-kind.ts';
+import { hecKind } from '../siems/hec/hec-kind.ts';
+import { syslogTcpKind } from '../siems/syslog-tcp/syslog-tcp-kind.ts';
 import { findJob } from './job-store.ts';
 import { JOB_RUNNING_REASON } from './noise-runner.ts';
 import { getRuns, type RunView } from './run-store.ts';
@@ -67,7 +67,7 @@ describe('POST /api/noise/run', () => {
   let syslog: SyslogSimulator;
   let cookie: string;
   let jobId: string;
-  let realDispatch: NoiseDispatcher;
+  const dispatcher = new SwitchableDispatcher();
 
   beforeAll(async () => {
     [hec, bulk, syslog] = await Promise.all([
@@ -75,8 +75,18 @@ describe('POST /api/noise/run', () => {
       startBulkSimulator({ flavor: 'elasticsearch' }),
       startSyslogSimulator({ framing: 'lf' }),
     ]);
-    t = await buildTestApp({ env: { DISPATCH_TOKEN } });
-    realDispatch = t.ctx.noise.dispatch;
+    t = await buildTestApp({
+      env: { DISPATCH_TOKEN },
+      overrides: {
+        noiseDispatcher: dispatcher.override,
+        // A short retry budget keeps a refused syslog target's attempts quick.
+        siemKinds: (config) => [
+          hecKind({ retryNotFound: config.hecRetryNotFound }),
+          syslogTcpKind({ retry: { attempts: 2, baseMs: 5, capMs: 10 } }),
+          bulkKind(),
+        ],
+      },
+    });
     cookie = (await signedInAs(t, ['noise_operator', 'admin'])).cookie;
     for (const destination of [
       {
@@ -141,8 +151,7 @@ describe('POST /api/noise/run', () => {
   });
   beforeEach(async () => {
     await t.ctx.noise.runner.settle();
-    t.ctx.noise.dispatch = realDispatch;
-    t.ctx.createDriver = (d) => createDriver(d, { log: t.ctx.log, clock: t.clock });
+    dispatcher.reset();
     hec.store.clear();
     for (const index of ['lab-events', 'dns-noise']) bulk.store.indexes.get(index)?.docs.clear();
     syslog.store.clear();
@@ -318,17 +327,6 @@ describe('POST /api/noise/run', () => {
   });
 
   it('isolates a target that refuses connections: its row fails naming SIEM and endpoint, the others succeed', async () => {
-    // A short retry budget keeps the refused target's attempts quick.
-    t.ctx.createDriver = (d) =>
-      d.driver === 'syslog_tcp'
-        ? createSyslogDriver(
-            d as SyslogDestination,
-            { log: t.ctx.log, clock: t.clock },
-            {
-              retry: { attempts: 2, baseMs: 5, capMs: 10 },
-            },
-          )
-        : createDriver(d, { log: t.ctx.log, clock: t.clock });
     await syslog.faults.refuse();
     try {
       const run_ids = await pendingRuns();
@@ -432,11 +430,11 @@ describe('POST /api/noise/run', () => {
       release = resolve;
     });
     let started = false;
-    t.ctx.noise.dispatch = async (request, signal) => {
+    dispatcher.use(async (request, signal) => {
       started = true;
       await gate;
-      return realDispatch(request, signal);
-    };
+      return dispatcher.real(request, signal);
+    });
     const first = dispatch(bodyFor(await pendingRuns()));
     // The dispatch takes its lease and starts its rows first (database round trips): wait in time.
     for (let i = 0; i < 500 && !started; i++) await new Promise((r) => setTimeout(r, 10));
@@ -554,7 +552,7 @@ describe('POST /api/noise/run', () => {
   });
 
   it('is described in the OpenAPI document with its body and both ways to authenticate', async () => {
-    const doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
+    const doc = (await t.app.inject({ url: '/api/openapi.json', headers: { cookie } })).json();
     const op = doc.paths['/api/noise/run'].post;
     expect(op.requestBody.content['application/json'].schema.required.sort()).toEqual([
       'archives',

@@ -2,61 +2,25 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildZip } from '../../test/fixtures/archives/zip-builder.ts';
+import { builtinKindsWith, type ClientWrapper } from '../../test/helpers/siem-kinds.ts';
 import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
 import { startHecSimulator } from '../../test/simulators/hec-simulator.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
-import { createDriver } from '../siems/registry.ts';
-import type { Driver, ShipOptions, ShipResult } from '../siems/siem-client.ts';
+import { createShipping } from '../shipping/shipping.ts';
+import { SiemRegistry } from '../siems/registry.ts';
+import type { SendOptions, ShipResult, SiemClient } from '../siems/siem-client.ts';
 import type { ObjectStorage } from '../storage/object-storage.ts';
 import { createS3Storage } from '../storage/s3-storage.ts';
 import type { DispatchRequest } from './dispatch-types.ts';
 import { createJob } from './job-service.ts';
-import type { NoiseArchive } from './job-store.ts';
-import { archiveRouting, createNoiseDispatcher } from './noise-dispatcher.ts';
+import { createNoiseDispatcher } from './noise-dispatcher.ts';
 import { createRunRows, getRuns, markRunsRunning, type RunView } from './run-store.ts';
 
 const t0 = Date.UTC(2024, 0, 10, 8, 0, 0);
 const lines = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => `LEEF:1.0|V|P|1|${prefix}${i}|devTime=${t0 + i * 1000}`);
-
-describe('archiveRouting', () => {
-  const base = { id: 'x', name: 'x', enabled: true, tls_verify: true, ca_pem: null };
-  const syslog = (index: string | null) =>
-    ({ ...base, driver: 'syslog_tcp', payload_format: 'leef', index }) as Destination;
-  const bulk = { ...base, driver: 'vendorB_bulk', payload_format: 'ecs', index: 'lab' } as Destination;
-  const hec = (format: 'leef' | 'ecs') =>
-    ({ ...base, driver: 'vendorA_hec', payload_format: format, index: 'main' }) as Destination;
-  const dflt: NoiseArchive = { position: 0, storage_path: 'a.zip', index_mode: 'default', index: null };
-  const own: NoiseArchive = { position: 1, storage_path: 'b.zip', index_mode: 'new', index: 'dns' };
-  const known: NoiseArchive = { position: 2, storage_path: 'c.zip', index_mode: 'existing', index: 'web' };
-
-  it('sends syslog lines labIndex = the archive index, else the destination index, else none', () => {
-    expect(archiveRouting(syslog('lab'), own)).toEqual({
-      index: null,
-      output: { kind: 'leef', labIndex: 'dns' },
-    });
-    expect(archiveRouting(syslog('lab'), dflt)).toEqual({
-      index: null,
-      output: { kind: 'leef', labIndex: 'lab' },
-    });
-    expect(archiveRouting(syslog(null), dflt)).toEqual({
-      index: null,
-      output: { kind: 'leef', labIndex: null },
-    });
-  });
-
-  it('routes bulk documents to the archive index (default: the destination’s) as ECS with labels.labIndex', () => {
-    expect(archiveRouting(bulk, known)).toEqual({ index: 'web', output: { kind: 'ecs', labIndex: 'web' } });
-    expect(archiveRouting(bulk, dflt)).toEqual({ index: null, output: { kind: 'ecs', labIndex: 'lab' } });
-  });
-
-  it('routes HEC events to the archive index in the destination’s payload format, without labIndex', () => {
-    expect(archiveRouting(hec('leef'), own)).toEqual({ index: 'dns', output: { kind: 'leef' } });
-    expect(archiveRouting(hec('ecs'), dflt)).toEqual({ index: null, output: { kind: 'ecs' } });
-  });
-});
 
 /** `promise`, or a rejection once `ms` passed: a hang fails the test quickly instead of stalling it. */
 function within<T>(ms: number, promise: Promise<T>): Promise<T> {
@@ -68,18 +32,17 @@ function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   ]);
 }
 
-/** A driver that takes every event, recording what it got; `onShip` may interfere. */
-function recordingDriver(
+/** A client that takes every event, recording what it got; `onShip` may interfere. */
+function recordingClient(
   destination: Destination,
   log: Array<{ siem: string; index: string | null | undefined; events: OutboundEvent[] }>,
-  onShip?: (call: number, options: ShipOptions) => Promise<void> | void,
+  onShip?: (call: number, options: SendOptions) => Promise<void> | void,
   afterShip?: (call: number) => void,
-): Driver {
+): SiemClient {
   let calls = 0;
   return {
-    driver: destination.driver,
     destination,
-    async ship(batches, options = {}): Promise<ShipResult> {
+    async send(batches, options = {}): Promise<ShipResult> {
       const call = calls++;
       const events: OutboundEvent[] = [];
       await onShip?.(call, options);
@@ -88,8 +51,6 @@ function recordingDriver(
       afterShip?.(call);
       return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] };
     },
-    ensureIndex: async (index) => ({ ok: true, index }),
-    wipe: async () => [],
     check: async () => [],
     close: async () => {},
   };
@@ -103,11 +64,11 @@ describe('createNoiseDispatcher', () => {
   beforeAll(async () => {
     t = await buildTestApp();
     for (const [name, extra] of [
-      ['syslog-a', { index: null }],
+      ['syslog-a', { index: 'a-default' }],
       ['syslog-b', { index: 'b-default' }],
-      ['syslog-off', { enabled: false }],
+      ['syslog-off', { enabled: false, index: 'off-default' }],
     ] as const) {
-      await createDestination(t.ctx.db, t.ctx.secretBox, {
+      await createDestination(t.ctx, {
         name,
         driver: 'syslog_tcp',
         host: '127.0.0.1',
@@ -126,24 +87,15 @@ describe('createNoiseDispatcher', () => {
       'two.zip',
       buildZip([{ name: 'b.log', data: lines('b', 2).join('\n') }]),
     );
-    const job = await createJob(
-      {
-        db: t.ctx.db,
-        clock: t.clock,
-        storage: t.ctx.storage,
-        secretBox: t.ctx.secretBox,
-        createDriver: undefined,
-      },
-      {
-        name: 'two archives',
-        targets: ['syslog-a', 'syslog-b', 'syslog-off'],
-        schedule: { kind: 'interval', interval_seconds: 60 },
-        archives: [
-          { position: 0, storage_path: 'one.zip' },
-          { position: 1, storage_path: 'two.zip', index_mode: 'existing', index: 'two' },
-        ],
-      },
-    );
+    const job = await createJob(t.ctx, {
+      name: 'two archives',
+      targets: ['syslog-a', 'syslog-b', 'syslog-off'],
+      schedule: { kind: 'interval', interval_seconds: 60 },
+      archives: [
+        { position: 0, storage_path: 'one.zip' },
+        { position: 1, storage_path: 'two.zip', index_mode: 'existing', index: 'two' },
+      ],
+    });
     jobId = job.id;
   });
   afterAll(async () => {
@@ -179,23 +131,19 @@ describe('createNoiseDispatcher', () => {
       all.map(({ id: _id, job_id: _job, created_at: _c, ...rest }) => [rest.siem, rest]),
     );
   }
+  /** A dispatcher whose SIEM clients are built by `client` (given the real one too). */
   const dispatcher = (
-    createDriver: (d: Destination) => Driver,
+    client: ClientWrapper,
     progressIntervalMs = 1000,
     storage: ObjectStorage = t.ctx.storage,
-  ) =>
-    createNoiseDispatcher(
-      {
-        db: t.ctx.db,
-        clock: t.clock,
-        log: t.ctx.log,
-        secretBox: t.ctx.secretBox,
-        storage,
-        config: t.ctx.config,
-        createDriver: () => createDriver,
-      },
-      { progressIntervalMs },
-    );
+  ) => {
+    const siems = new SiemRegistry(builtinKindsWith(client)(t.ctx.config), {
+      log: t.ctx.log,
+      clock: t.clock,
+    });
+    const shipping = createShipping({ ...t.ctx, siems, limits: {} });
+    return createNoiseDispatcher({ ...t.ctx, storage, shipping }, { progressIntervalMs });
+  };
 
   it('ships the archives in position order to every target; a disabled or missing target fails alone', async () => {
     shipped.length = 0;
@@ -204,7 +152,7 @@ describe('createNoiseDispatcher', () => {
     req.run_ids.ghost = (
       await createRunRows(t.ctx.db, { jobId, targets: ['ghost'], trigger: 'manual', now: t.clock.now() })
     ).ghost as string;
-    const outcome = await dispatcher((d) => recordingDriver(d, shipped))(req, new AbortController().signal);
+    const outcome = await dispatcher((d) => recordingClient(d, shipped))(req, new AbortController().signal);
     expect(outcome).toEqual({ ok: false, failed: ['syslog-off', 'ghost'] });
     const bySiem = (siem: string) =>
       shipped.filter((s) => s.siem === siem).map((s) => s.events.map((e) => e.line?.split('|')[4]));
@@ -215,7 +163,7 @@ describe('createNoiseDispatcher', () => {
     // labIndex: none on archive one for a destination without an index; the archive's otherwise.
     const tail = (siem: string) =>
       shipped.filter((s) => s.siem === siem).map((s) => s.events[0]?.line?.split('\t').slice(1));
-    expect(tail('syslog-a')).toEqual([[], ['labIndex=two']]);
+    expect(tail('syslog-a')).toEqual([['labIndex=a-default'], ['labIndex=two']]);
     expect(tail('syslog-b')).toEqual([['labIndex=b-default'], ['labIndex=two']]);
     const r = await rows(req);
     expect(r['syslog-a']).toMatchObject({
@@ -247,7 +195,7 @@ describe('createNoiseDispatcher', () => {
     shipped.length = 0;
     const req = await request(['syslog-a', 'syslog-b']);
     const outcome = await dispatcher((d) =>
-      recordingDriver(d, shipped, (call) => {
+      recordingClient(d, shipped, (call) => {
         if (d.name === 'syslog-a' && call === 1) throw new Error('encoder bug');
       }),
     )(req, new AbortController().signal);
@@ -266,10 +214,10 @@ describe('createNoiseDispatcher', () => {
     const calls: string[] = [];
     const req = await request(['syslog-a', 'syslog-b']);
     const outcome = await dispatcher((d) => {
-      const driver = recordingDriver(d, []);
+      const client = recordingClient(d, []);
       return {
-        ...driver,
-        async ship(batches, options) {
+        ...client,
+        async send(batches, options) {
           calls.push(d.name);
           if (d.name === 'syslog-a') {
             let n = 0;
@@ -289,7 +237,7 @@ describe('createNoiseDispatcher', () => {
               ],
             };
           }
-          return driver.ship(batches, options);
+          return client.send(batches, options);
         },
       };
     })(req, new AbortController().signal);
@@ -312,7 +260,7 @@ describe('createNoiseDispatcher', () => {
         ['hec-lab', hec.token],
         ['hec-bad-token', 'not-the-token'],
       ] as const) {
-        await createDestination(t.ctx.db, t.ctx.secretBox, {
+        await createDestination(t.ctx, {
           name,
           driver: 'vendorA_hec',
           url: hec.url,
@@ -321,35 +269,27 @@ describe('createNoiseDispatcher', () => {
           tls_verify: false,
         });
       }
-      // Saved without a driver, so "dns-noise" is never created: missing on the SIEM at dispatch.
-      const job = await createJob(
-        {
-          db: t.ctx.db,
-          clock: t.clock,
-          storage: t.ctx.storage,
-          secretBox: t.ctx.secretBox,
-          createDriver: undefined,
-        },
-        {
-          name: 'missing index first',
-          targets: ['hec-lab', 'hec-bad-token'],
-          schedule: { kind: 'interval', interval_seconds: 60 },
-          archives: [
-            { position: 0, storage_path: 'one.zip', index_mode: 'existing', index: 'dns-noise' },
-            { position: 1, storage_path: 'two.zip' },
-          ],
-        },
-      );
+      // Routed to an existing index that is not there: missing on the SIEM at dispatch.
+      const job = await createJob(t.ctx, {
+        name: 'missing index first',
+        targets: ['hec-lab', 'hec-bad-token'],
+        schedule: { kind: 'interval', interval_seconds: 60 },
+        archives: [
+          { position: 0, storage_path: 'one.zip', index_mode: 'existing', index: 'dns-noise' },
+          { position: 1, storage_path: 'two.zip' },
+        ],
+      });
       const req = await request(['hec-lab', 'hec-bad-token'], job.id);
       const calls: string[] = [];
-      const outcome = await dispatcher((d) => {
-        const driver = createDriver(d, { log: t.ctx.log, clock: t.clock });
+      const outcome = await dispatcher((d, real) => {
+        const client = real();
         return {
-          ...driver,
-          ship(batches, options) {
+          ...client,
+          send(batches, options) {
             calls.push(d.name);
-            return driver.ship(batches, options);
+            return client.send(batches, options);
           },
+          close: () => client.close(),
         };
       })(req, new AbortController().signal);
       expect(outcome).toEqual({ ok: false, failed: ['hec-lab', 'hec-bad-token'] });
@@ -387,7 +327,7 @@ describe('createNoiseDispatcher', () => {
       const req = await request(['syslog-a', 'syslog-b']);
       const outcome = await within(
         15_000,
-        dispatcher((d) => recordingDriver(d, []), 1000, s3)(req, new AbortController().signal),
+        dispatcher((d) => recordingClient(d, []), 1000, s3)(req, new AbortController().signal),
       );
       expect(outcome).toEqual({ ok: false, failed: ['syslog-a', 'syslog-b'] });
       const r = await rows(req);
@@ -422,7 +362,7 @@ describe('createNoiseDispatcher', () => {
     };
     const outcome = await within(
       5_000,
-      dispatcher((d) => recordingDriver(d, []), 1000, hanging)(req, controller.signal),
+      dispatcher((d) => recordingClient(d, []), 1000, hanging)(req, controller.signal),
     );
     expect(reads).toHaveLength(2);
     expect(outcome).toEqual({ ok: false, failed: ['syslog-a'] });
@@ -439,7 +379,7 @@ describe('createNoiseDispatcher', () => {
     const seen: number[] = [];
     await dispatcher(
       (d) =>
-        recordingDriver(d, [], async (call) => {
+        recordingClient(d, [], async (call) => {
           if (call === 0) return;
           // Wait for the progress write of archive one, made without waiting for it.
           for (let i = 0; i < 10_000; i++) {
@@ -460,7 +400,7 @@ describe('createNoiseDispatcher', () => {
     const controller = new AbortController();
     const aborted = new Promise((resolve) => controller.signal.addEventListener('abort', resolve));
     const outcome = await dispatcher((d) =>
-      recordingDriver(
+      recordingClient(
         d,
         [],
         // syslog-a's first shipment starts only once the dispatch was cancelled …
@@ -494,7 +434,7 @@ describe('createNoiseDispatcher', () => {
     const req = await request(['syslog-a']);
     const controller = new AbortController();
     controller.abort(new Error('the dispatch lost its lease (it expired and the job was taken over)'));
-    await dispatcher((d) => recordingDriver(d, []))(req, controller.signal);
+    await dispatcher((d) => recordingClient(d, []))(req, controller.signal);
     expect((await rows(req))['syslog-a']).toMatchObject({
       status: 'failed',
       events_shipped: 0,

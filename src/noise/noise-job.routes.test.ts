@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinKindsWith } from '../../test/helpers/siem-kinds.ts';
 import { buildTestApp, signedInAs, TEST_NOW, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
-import type { Destination } from '../destinations/destination-types.ts';
-import type { Driver, IndexOutcome } from '../siems/siem-client.ts';
+import type { IndexOutcome } from '../siems/siem-client.ts';
 
 const ZIP = Buffer.from('PK\x03\x04 noise archive stand-in');
 
@@ -10,28 +10,51 @@ describe('noise jobs API', () => {
   let t: TestApp;
   let cookie: string;
   let admin: string;
+  /** Index creations asked of the SIEMs, as `siem:index`. */
+  const calls: string[] = [];
   beforeAll(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({
+      overrides: {
+        // Clients whose index creation is recorded (and refused for one case) instead of sent.
+        siemKinds: builtinKindsWith((destination, real) => ({
+          ...real(),
+          async ensureIndex(index: string): Promise<IndexOutcome> {
+            calls.push(`${destination.name}:${index}`);
+            if (destination.name === 'elastic-lab' && index === 'refused') {
+              return { ok: false, index, error: 'HTTP 403 security_exception' };
+            }
+            return { ok: true, index, created: true };
+          },
+        })),
+      },
+    });
     cookie = (await signedInAs(t, ['noise_operator'])).cookie;
     admin = (await signedInAs(t, ['admin'])).cookie;
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'splunk-lab',
       driver: 'vendorA_hec',
       url: 'https://siem-a:8088',
       token: 'hec-token',
       index: 'lab',
     });
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'elastic-lab',
       driver: 'vendorB_bulk',
       url: 'https://siem-b:9200',
       api_key: 'key',
       index: 'lab-events',
     });
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'qradar-lab',
       driver: 'syslog_tcp',
       host: '10.0.0.5',
+      port: 514,
+      index: 'syslog-lab',
+    });
+    await createDestination(t.ctx, {
+      name: 'qradar-no-index',
+      driver: 'syslog_tcp',
+      host: '10.0.0.6',
       port: 514,
     });
     for (const p of ['noise/web.zip', 'noise/dns.zip', 'noise/auth.zip']) {
@@ -86,15 +109,43 @@ describe('noise jobs API', () => {
       running: false,
       created_at: new Date(TEST_NOW).toISOString(),
       updated_at: new Date(TEST_NOW).toISOString(),
-      // qradar-lab has no index, so the default-routed archive has no labIndex= to carry.
-      warnings: [
-        'syslog_tcp target "qradar-lab" has no index: lines of "noise/web.zip" (index_mode default) are sent without labIndex=; set the destination\'s index to label them',
-      ],
+      warnings: [],
     });
     const read = await req('GET', `/api/noise/jobs/${job.id}`);
     const { warnings: _w, ...view } = job;
     expect(read.json()).toEqual(view);
     expect((await req('GET', '/api/noise/jobs')).json()).toContainEqual(view);
+  });
+
+  it('refuses a job that routes an archive to the default index of a syslog target without one', async () => {
+    // Every line to such a target must carry labIndex= (decisions.md §5); with neither the
+    // archive's index nor the destination's there is none to carry.
+    const res = await req(
+      'POST',
+      '/api/noise/jobs',
+      body({
+        targets: ['splunk-lab', 'qradar-no-index'],
+        archives: [
+          { position: 0, storage_path: 'noise/web.zip' },
+          { position: 1, storage_path: 'noise/dns.zip', index_mode: 'existing', index: 'dns' },
+        ],
+      }),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.fields).toEqual({
+      'targets.1':
+        'syslog_tcp target "qradar-no-index" has no index, so the lines of "noise/web.zip" (index_mode default) would carry no labIndex=; set the destination\'s index, or route those archives to a named index',
+    });
+    // Routed to named indexes only, the same target is fine.
+    const named = await req(
+      'POST',
+      '/api/noise/jobs',
+      body({
+        targets: ['qradar-no-index'],
+        archives: [{ position: 0, storage_path: 'noise/web.zip', index_mode: 'existing', index: 'web' }],
+      }),
+    );
+    expect(named.statusCode, named.body).toBe(201);
   });
 
   it('creates a cron job scheduled at the next match, with jitter within its bounds', async () => {
@@ -232,49 +283,7 @@ describe('noise jobs API', () => {
     expect(twin.json().error.code).toBe('conflict');
   });
 
-  it('warns, without claiming anything was created, when no SIEM driver can be built', async () => {
-    const wired = t.ctx.createDriver;
-    t.ctx.createDriver = undefined;
-    const res = await req(
-      'POST',
-      '/api/noise/jobs',
-      body({
-        targets: ['splunk-lab', 'elastic-lab', 'qradar-lab'],
-        archives: [{ position: 0, storage_path: 'noise/web.zip', index_mode: 'new', index: 'web-noise' }],
-      }),
-    );
-    expect(res.statusCode).toBe(201);
-    expect(res.json().warnings).toEqual([
-      'Index "web-noise" must be created on the collector of syslog_tcp target "qradar-lab"; Socdrill does not create it there (its events carry labIndex=web-noise)',
-      'Index "web-noise" was not created on vendorA_hec target "splunk-lab": SIEM drivers are not available yet; create the index on the SIEM, or save the job again later',
-      'Index "web-noise" was not created on vendorB_bulk target "elastic-lab": SIEM drivers are not available yet; create the index on the SIEM, or save the job again later',
-    ]);
-    t.ctx.createDriver = wired;
-  });
-
   describe('with SIEM drivers', () => {
-    const calls: string[] = [];
-    beforeAll(() => {
-      wired = t.ctx.createDriver;
-      t.ctx.createDriver = (destination: Destination) =>
-        ({
-          driver: destination.driver,
-          destination,
-          async ensureIndex(index: string): Promise<IndexOutcome> {
-            calls.push(`${destination.name}:${index}`);
-            if (destination.name === 'elastic-lab' && index === 'refused') {
-              return { ok: false, index, error: 'HTTP 403 security_exception' };
-            }
-            return { ok: true, index, created: true };
-          },
-          async close() {},
-        }) as unknown as Driver;
-    });
-    let wired: TestApp['ctx']['createDriver'];
-    afterAll(() => {
-      t.ctx.createDriver = wired;
-    });
-
     it('creates new indexes on HEC and bulk targets, never on syslog ones, and warns for syslog', async () => {
       calls.length = 0;
       const res = await req(
@@ -420,9 +429,10 @@ describe('noise jobs API', () => {
   });
 
   it('refuses to delete a destination that jobs target, naming them, and allows it once they are gone', async () => {
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'doomed',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://siem-c:8088',
       token: 'x',
     });

@@ -11,13 +11,7 @@ const tags = ['noise'];
 
 /** Noise jobs API (decisions.md §4), `manage_noise_logs`. */
 export const noiseJobRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const deps = (): JobServiceDeps => ({
-    db: ctx.db,
-    clock: ctx.clock,
-    storage: ctx.storage,
-    secretBox: ctx.secretBox,
-    createDriver: ctx.createDriver,
-  });
+  const deps = (): JobServiceDeps => ctx;
 
   app.get(
     '/api/noise/jobs',

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, TEST_NOW, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import { AppError } from '../errors.ts';
@@ -47,18 +48,16 @@ describe('noise runs', () => {
   let t: TestApp;
   let cookie: string;
   let jobId: string;
-  const defaultDispatch = () => t.ctx.noise.dispatch;
-  let original: NoiseDispatcher;
+  const dispatch = new SwitchableDispatcher();
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    original = defaultDispatch();
+    t = await buildTestApp({ overrides: { noiseDispatcher: dispatch.override } });
     cookie = (await signedInAs(t, ['noise_operator'])).cookie;
     for (const [name, driver, extra] of [
-      ['splunk-lab', 'vendorA_hec', { url: 'https://a:8088', token: 'x' }],
+      ['splunk-lab', 'vendorA_hec', { url: 'https://a:8088', token: 'x', index: 'lab' }],
       ['elastic-lab', 'vendorB_bulk', { url: 'https://b:9200', index: 'lab' }],
     ] as const) {
-      await createDestination(t.ctx.db, t.ctx.secretBox, { name, driver, ...extra });
+      await createDestination(t.ctx, { name, driver, ...extra });
     }
     await t.ctx.storage.put('noise-archives', 'n/a.zip', ZIP);
     await t.ctx.storage.put('noise-archives', 'n/b.zip', ZIP);
@@ -80,7 +79,7 @@ describe('noise runs', () => {
   });
   afterEach(async () => {
     await t.ctx.noise.runner.settle();
-    t.ctx.noise.dispatch = original;
+    dispatch.reset();
   });
   afterAll(async () => {
     await t.close();
@@ -98,7 +97,7 @@ describe('noise runs', () => {
 
   it('creates one pending manual row per target without dispatching when dispatch is false', async () => {
     const gated = gatedDispatcher(t);
-    t.ctx.noise.dispatch = gated.dispatcher;
+    dispatch.use(gated.dispatcher);
     const res = await post({ dispatch: false });
     expect(res.statusCode).toBe(201);
     const { run_ids, dispatched } = res.json();
@@ -125,7 +124,7 @@ describe('noise runs', () => {
   it('dispatches with exactly the body of POST /api/noise/run and records the final rows', async () => {
     const gated = gatedDispatcher(t);
     gated.hold();
-    t.ctx.noise.dispatch = gated.dispatcher;
+    dispatch.use(gated.dispatcher);
     const res = await post();
     expect(res.statusCode).toBe(201);
     const { run_ids, dispatched } = res.json();
@@ -191,7 +190,7 @@ describe('noise runs', () => {
   it('answers 409 job_running while a run is in progress and marks the new rows skipped', async () => {
     const gated = gatedDispatcher(t);
     gated.hold();
-    t.ctx.noise.dispatch = gated.dispatcher;
+    dispatch.use(gated.dispatcher);
     const first = await post();
     expect(first.statusCode).toBe(201);
     const second = await post();
@@ -237,9 +236,9 @@ describe('noise runs', () => {
   });
 
   it('fails the rows with the error when the dispatcher throws, and frees the job', async () => {
-    t.ctx.noise.dispatch = async () => {
+    dispatch.use(async () => {
       throw new Error('archive n/a.zip could not be read');
-    };
+    });
     const { run_ids, done } = await t.ctx.noise.runner.runJob(jobId, {
       trigger: 'manual',
       by: { actor: 'system' },
@@ -255,7 +254,7 @@ describe('noise runs', () => {
   });
 
   it('fails the rows a dispatcher returned without finishing, and trusts the rows over its answer', async () => {
-    t.ctx.noise.dispatch = async (request) => {
+    dispatch.use(async (request) => {
       await finishRun(
         t.ctx.db,
         request.run_ids['splunk-lab'] as string,
@@ -263,7 +262,7 @@ describe('noise runs', () => {
         t.ctx.clock.now(),
       );
       return { ok: true, failed: [] };
-    };
+    });
     const { run_ids, done } = await t.ctx.noise.runner.runJob(jobId, {
       trigger: 'manual',
       by: { actor: 'system' },
@@ -275,7 +274,7 @@ describe('noise runs', () => {
 
   it('dispatches only the given targets (the wipe re-fire)', async () => {
     const gated = gatedDispatcher(t);
-    t.ctx.noise.dispatch = gated.dispatcher;
+    dispatch.use(gated.dispatcher);
     const { run_ids, done } = await t.ctx.noise.runner.runJob(jobId, {
       trigger: 'manual',
       targets: ['splunk-lab'],
@@ -308,7 +307,7 @@ describe('noise runs', () => {
 
     it('runs them and resolves done with the final rows', async () => {
       const gated = gatedDispatcher(t);
-      t.ctx.noise.dispatch = gated.dispatcher;
+      dispatch.use(gated.dispatcher);
       const run_ids = await pending();
       const handle = await t.ctx.noise.runner.dispatch(requestFor(run_ids), { actor: { kind: 'token' } });
       const result = await handle.done;
@@ -345,7 +344,7 @@ describe('noise runs', () => {
     it('answers job_running and skips the rows while the job runs', async () => {
       const gated = gatedDispatcher(t);
       gated.hold();
-      t.ctx.noise.dispatch = gated.dispatcher;
+      dispatch.use(gated.dispatcher);
       await post();
       const run_ids = await pending();
       await expect(

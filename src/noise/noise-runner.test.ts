@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { DispatchRequest, DispatchTrigger, NoiseDispatcher } from './dispatch-types.ts';
@@ -46,16 +47,16 @@ function heldDispatcher(t: TestApp, opts: { shipped?: number; open?: boolean } =
 describe('noise runner', () => {
   let t: TestApp;
   let cookie: string;
-  let original: NoiseDispatcher;
+  const dispatch = new SwitchableDispatcher();
   let seq = 0;
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { DISPATCH_TOKEN } });
-    original = t.ctx.noise.dispatch;
+    t = await buildTestApp({ env: { DISPATCH_TOKEN }, overrides: { noiseDispatcher: dispatch.override } });
     cookie = (await signedInAs(t, ['noise_operator'])).cookie;
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'siem',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://a:8088',
       token: 'x',
     });
@@ -64,7 +65,7 @@ describe('noise runner', () => {
   afterEach(async () => {
     for (const open of gates.splice(0)) open();
     await t.ctx.noise.runner.settle();
-    t.ctx.noise.dispatch = original;
+    dispatch.reset();
   });
   afterAll(async () => {
     await t.close();
@@ -120,7 +121,7 @@ describe('noise runner', () => {
       // Several rounds: on PostgreSQL the second call may find the job row locked or already leased.
       for (let round = 0; round < 5; round++) {
         const held = heldDispatcher(t, { shipped: 10 });
-        t.ctx.noise.dispatch = held.dispatcher;
+        dispatch.use(held.dispatcher);
         const run_ids = await t.ctx.noise.runner.createRuns(jobId, { trigger: 'schedule' });
         const body = bodyFor(jobId, run_ids);
         const [a, b] = await Promise.allSettled([
@@ -169,7 +170,7 @@ describe('noise runner', () => {
       expect((await rowsOf(claim.run_ids)).map((r) => [r.status, r.error])).toEqual([['pending', null]]);
       expect(refused).toMatchObject({ code: 'job_running', details: { run_ids: {}, in_progress: ['siem'] } });
 
-      t.ctx.noise.dispatch = heldDispatcher(t, { shipped: 3, open: true }).dispatcher;
+      dispatch.use(heldDispatcher(t, { shipped: 3, open: true }).dispatcher);
       expect(await t.ctx.noise.runner.runClaimed(claim).done).toMatchObject({ ok: true });
       expect((await rowsOf(claim.run_ids)).map((r) => [r.status, r.events_shipped, r.error])).toEqual([
         ['succeeded', 3, null],
@@ -183,7 +184,7 @@ describe('noise runner', () => {
       it(`applies from the next run: next_run_at follows the new schedule (${path})`, async () => {
         const jobId = await newJob();
         const held = heldDispatcher(t);
-        t.ctx.noise.dispatch = held.dispatcher;
+        dispatch.use(held.dispatcher);
         let done: Promise<unknown>;
         if (path === 'POST /api/noise/jobs/:id/runs') {
           done = t.ctx.noise.runner.runJob(jobId, { trigger: 'manual', by: BY }).then((h) => h.done);
@@ -225,7 +226,7 @@ describe('noise runner', () => {
   describe('the trigger of run rows', () => {
     it('gives rows the trigger of the POST /api/noise/run that runs them', async () => {
       const jobId = await newJob();
-      t.ctx.noise.dispatch = heldDispatcher(t, { open: true }).dispatcher;
+      dispatch.use(heldDispatcher(t, { open: true }).dispatcher);
       // An external scheduler creates its rows through the API (trigger manual until dispatched) …
       const created = await t.app.inject({
         method: 'POST',
@@ -256,7 +257,7 @@ describe('noise runner', () => {
     it('gives the rows a refused dispatch skipped the trigger of that dispatch', async () => {
       const jobId = await newJob();
       const held = heldDispatcher(t);
-      t.ctx.noise.dispatch = held.dispatcher;
+      dispatch.use(held.dispatcher);
       const running = await t.ctx.noise.runner.runJob(jobId, { trigger: 'manual', by: BY });
       const run_ids = await t.ctx.noise.runner.createRuns(jobId, { trigger: 'manual' });
 

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuditEntry } from '../audit/audit-log.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { RunEngine, RunLease } from '../runs/run-engine.ts';
 import type { DispatchOutcome, DispatchRequest, DispatchTrigger, NoiseDispatcher } from './dispatch-types.ts';
 import { type Claim, extendLease, type RequestedSchedule, releaseLease, takeLease } from './job-lease.ts';
 import { findJob, isLeaseHeld, type NoiseJob } from './job-store.ts';
@@ -48,28 +48,15 @@ export interface NoiseRunnerDeps {
   clock: Clock;
   log: Logger;
   audit(entry: AuditEntry): Promise<void>;
-  /** The dispatcher to call, read at every dispatch (the context's slot may be replaced). */
-  dispatcher(): NoiseDispatcher;
-  /** Identifies this service instance in lease owners (`<instance>/<dispatch uuid>`). */
-  instanceId: string;
+  /** Ships a dispatch and finishes its run rows (noise-dispatcher.ts). */
+  dispatcher: NoiseDispatcher;
+  /** Runs the dispatches: leases kept alive, aborted on a lost lease or at close (src/runs). */
+  engine: RunEngine;
 }
 
-/** Timing of leases; defaults suit production. */
+/** Choices of the runner; defaults suit production. */
 export interface NoiseRunnerOptions {
-  /** How long a lease lasts without a heartbeat; another instance takes over after it (default 60 s). */
-  leaseMs?: number;
-  /** How often running dispatches extend their lease (default a third of leaseMs). */
-  heartbeatMs?: number;
-  /** How long close() waits for aborted dispatches to end (default 8 s). */
-  shutdownGraceMs?: number;
   random?: RandomSource;
-}
-
-interface Flight {
-  jobId: string;
-  owner: string;
-  controller: AbortController;
-  done?: Promise<DispatchResult>;
 }
 
 /**
@@ -80,34 +67,28 @@ interface Flight {
  * once" and the bookkeeping hold for all of them.
  */
 export class NoiseRunner {
-  readonly leaseMs: number;
   readonly #deps: NoiseRunnerDeps;
-  readonly #heartbeatMs: number;
-  readonly #graceMs: number;
   readonly #random: RandomSource;
-  readonly #flights = new Set<Flight>();
-  /** Requests between the closed check and their flight (taking the lease): close() waits for them. */
-  readonly #startingNow = new Set<Promise<unknown>>();
-  #heartbeatTimer: NodeJS.Timeout | undefined;
-  #closed = false;
+  #running = 0;
 
   constructor(deps: NoiseRunnerDeps, options: NoiseRunnerOptions = {}) {
     this.#deps = deps;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.leaseMs / 3));
-    // 8 s: the app's preClose hook that waits for this must end within Fastify's 10 s hook limit.
-    this.#graceMs = options.shutdownGraceMs ?? 8_000;
     this.#random = options.random ?? Math.random;
   }
 
-  /** Dispatches running in this process. */
+  /** How long a job's lease lasts without a heartbeat (the engine's). */
+  get leaseMs(): number {
+    return this.#deps.engine.leaseMs;
+  }
+
+  /** Noise dispatches running in this process. */
   get inFlight(): number {
-    return this.#flights.size;
+    return this.#running;
   }
 
   /** A new, unique lease owner for one dispatch of this instance. */
   newOwner(): string {
-    return `${this.#deps.instanceId}/${randomUUID()}`;
+    return this.#deps.engine.newOwner();
   }
 
   /**
@@ -140,7 +121,7 @@ export class NoiseRunner {
     jobId: string,
     opts: { trigger: DispatchTrigger; targets?: readonly string[]; by: DispatchBy },
   ): Promise<DispatchHandle> {
-    return this.#starting(() => this.#runJob(jobId, opts));
+    return this.#deps.engine.starting(() => this.#runJob(jobId, opts), 'noise dispatch');
   }
 
   async #runJob(
@@ -179,7 +160,7 @@ export class NoiseRunner {
    * its end. The rows take the request's `trigger`: they record the dispatch that ran them.
    */
   dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
-    return this.#starting(() => this.#dispatch(request, by));
+    return this.#deps.engine.starting(() => this.#dispatch(request, by), 'noise dispatch');
   }
 
   async #dispatch(request: DispatchRequest, by: DispatchBy): Promise<DispatchHandle> {
@@ -271,55 +252,14 @@ export class NoiseRunner {
     };
   }
 
-  /**
-   * Extends the lease of every dispatch running here. A dispatch whose lease was lost (it expired
-   * and another instance took the job over) is aborted. Runs on a timer; tests call it directly.
-   */
-  async heartbeat(): Promise<void> {
-    const { db, clock, log } = this.#deps;
-    for (const flight of [...this.#flights]) {
-      try {
-        const held = await extendLease(db, flight.jobId, flight.owner, clock.now(), this.leaseMs);
-        if (!held && !flight.controller.signal.aborted) {
-          log.error(
-            { job_id: flight.jobId, owner: flight.owner },
-            'Noise dispatch lost its lease; stopping it.',
-          );
-          flight.controller.abort(
-            new Error('the dispatch lost its lease (it expired and the job was taken over)'),
-          );
-        }
-      } catch (err) {
-        log.warn({ err, job_id: flight.jobId }, 'Noise dispatch lease could not be extended.');
-      }
-    }
+  /** Extends the leases of the dispatches running here (the engine's heartbeat); tests call it. */
+  heartbeat(): Promise<void> {
+    return this.#deps.engine.heartbeat();
   }
 
   /** Resolves once every dispatch running here now has ended (tests, and callers that must wait). */
-  async settle(): Promise<void> {
-    await Promise.allSettled([...this.#flights].map((f) => f.done));
-  }
-
-  /** Aborts every dispatch running here and waits (bounded) for them to end. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    // Requests taking their lease right now: once started, their flights are aborted at once
-    // (#execute sees #closed) and awaited below with the others, so none outlives the close.
-    await Promise.allSettled([...this.#startingNow]);
-    const dones: Promise<unknown>[] = [];
-    for (const flight of this.#flights) {
-      flight.controller.abort(new Error('the service stopped during the dispatch'));
-      if (flight.done) dones.push(flight.done);
-    }
-    if (dones.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.#graceMs);
-      });
-      await Promise.race([Promise.allSettled(dones), grace]);
-      clearTimeout(timer);
-    }
-    this.#stopHeartbeat();
+  settle(): Promise<void> {
+    return this.#deps.engine.settle();
   }
 
   /** `requested`: only for POST /api/noise/run, whose body names the schedule (spec 4.1 step 5). */
@@ -330,35 +270,39 @@ export class NoiseRunner {
     by: DispatchBy,
     requested?: RequestedSchedule,
   ): Promise<DispatchResult> {
-    const flight: Flight = { jobId: job.id, owner, controller: new AbortController() };
-    this.#flights.add(flight);
-    // A request that passed the closed check while it was taking its lease, after close() walked
-    // the running dispatches: stop it at once, so it ends like them instead of outliving the close.
-    if (this.#closed) flight.controller.abort(new Error('the service stopped during the dispatch'));
-    this.#startHeartbeat();
-    flight.done = this.#run(job, request, flight, by, requested).finally(() => {
-      this.#flights.delete(flight);
-      if (this.#flights.size === 0) this.#stopHeartbeat();
-    });
-    return flight.done;
+    const { db } = this.#deps;
+    const lease: RunLease = {
+      key: job.id,
+      owner,
+      extend: (now, leaseMs) => extendLease(db, job.id, owner, now, leaseMs),
+    };
+    this.#running++;
+    return this.#deps.engine
+      .run(lease, (signal) => this.#run(job, request, owner, signal, by, requested), {
+        stopped: 'the service stopped during the dispatch',
+        leaseLost: 'the dispatch lost its lease (it expired and the job was taken over)',
+      })
+      .finally(() => {
+        this.#running--;
+      });
   }
 
   async #run(
     job: NoiseJob,
     request: DispatchRequest,
-    flight: Flight,
+    owner: string,
+    signal: AbortSignal,
     by: DispatchBy,
     requested: RequestedSchedule | undefined,
   ): Promise<DispatchResult> {
     const { db, clock, log } = this.#deps;
     const runIds = Object.values(request.run_ids);
-    const signal = flight.controller.signal;
     let error: string | undefined;
     let reported: DispatchOutcome | undefined;
     try {
       // Rows of runJob and of scheduler claims; dispatch() has already started its own.
-      await markRunsRunning(db, runIds, flight.owner, clock.now());
-      reported = await this.#deps.dispatcher()(request, signal);
+      await markRunsRunning(db, runIds, owner, clock.now());
+      reported = await this.#deps.dispatcher(request, signal);
     } catch (err) {
       error = signal.aborted ? reasonOf(signal) : `the dispatch failed: ${messageOf(err)}`;
       log.error({ err, job_id: job.id }, 'Noise dispatch failed.');
@@ -378,10 +322,10 @@ export class NoiseRunner {
       // next_run_at from the job's schedule as stored at the end, not the one this run started
       // with, so a PATCH during the run applies from the next run; only POST /api/noise/run
       // passes its body's schedule (spec 4.1 step 5). See releaseLease.
-      const release = await releaseLease(db, job.id, flight.owner, finishedAt, this.#random, requested);
+      const release = await releaseLease(db, job.id, owner, finishedAt, this.#random, requested);
       next = release.next_run_at;
       if (!release.released) {
-        log.warn({ job_id: job.id, owner: flight.owner }, 'Noise dispatch ended after losing its lease.');
+        log.warn({ job_id: job.id, owner }, 'Noise dispatch ended after losing its lease.');
       }
     } catch (err) {
       log.error({ err, job_id: job.id }, 'Noise dispatch bookkeeping failed; the lease will expire.');
@@ -444,37 +388,6 @@ export class NoiseRunner {
         ? `Noise job "${job.name}" is already running; the new runs were skipped`
         : `Noise job "${job.name}" is already running these run rows; they were left to the dispatch in progress`;
     return new AppError('job_running', message, { details: { job_id: job.id, run_ids: skipped, ...also } });
-  }
-
-  /**
-   * Runs `start` (a request taking its lease and starting its flight) refused once closed and
-   * tracked until its flight exists, so close() can wait for it and then stop that flight too.
-   */
-  async #starting<T>(start: () => Promise<T>): Promise<T> {
-    this.#refuseWhenClosed();
-    const p = start();
-    this.#startingNow.add(p);
-    try {
-      return await p;
-    } finally {
-      this.#startingNow.delete(p);
-    }
-  }
-
-  #refuseWhenClosed(): void {
-    if (this.#closed)
-      throw new AppError('unavailable', 'The service is stopping; no new noise dispatch starts');
-  }
-
-  #startHeartbeat(): void {
-    if (this.#heartbeatTimer) return;
-    this.#heartbeatTimer = setInterval(() => void this.heartbeat(), this.#heartbeatMs);
-    this.#heartbeatTimer.unref();
-  }
-
-  #stopHeartbeat(): void {
-    clearInterval(this.#heartbeatTimer);
-    this.#heartbeatTimer = undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SwitchableDispatcher } from '../../test/helpers/switchable-dispatcher.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { DispatchRequest, NoiseDispatcher } from './dispatch-types.ts';
@@ -16,6 +17,7 @@ const SHUTDOWN_REASON = 'the service stopped during the dispatch';
 
 describe('closing the app (graceful shutdown) with noise dispatches in flight', () => {
   let t: TestApp;
+  const dispatch = new SwitchableDispatcher();
   const started: Array<{ request: DispatchRequest; signal: AbortSignal }> = [];
 
   /** Like the real dispatcher: ships for a while, returns soon after `signal` aborts (rows left to the runner). */
@@ -36,32 +38,27 @@ describe('closing the app (graceful shutdown) with noise dispatches in flight', 
 
   const setUp = async () => {
     started.length = 0;
-    t = await buildTestApp({ env: { DISPATCH_TOKEN, SCHEDULER: 'on' } });
-    t.ctx.noise.dispatch = dispatcher;
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    t = await buildTestApp({
+      env: { DISPATCH_TOKEN, SCHEDULER: 'on' },
+      overrides: { noiseDispatcher: dispatch.override },
+    });
+    dispatch.use(dispatcher);
+    await createDestination(t.ctx, {
       name: 'siem',
       driver: 'vendorA_hec',
+      index: 'lab',
       url: 'https://a:8088',
       token: 'x',
     });
     await t.ctx.storage.put('noise-archives', 'n/a.zip', Buffer.from('PK\x03\x04 stand-in'));
   };
   const job = async (name: string, interval_seconds: number) =>
-    createJob(
-      {
-        db: t.ctx.db,
-        clock: t.clock,
-        storage: t.ctx.storage,
-        secretBox: t.ctx.secretBox,
-        createDriver: undefined,
-      },
-      {
-        name,
-        targets: ['siem'],
-        schedule: { kind: 'interval', interval_seconds },
-        archives: [{ position: 0, storage_path: 'n/a.zip' }],
-      },
-    );
+    createJob(t.ctx, {
+      name,
+      targets: ['siem'],
+      schedule: { kind: 'interval', interval_seconds },
+      archives: [{ position: 0, storage_path: 'n/a.zip' }],
+    });
   const until = async (what: () => boolean, ms: number) => {
     const end = Date.now() + ms;
     while (!what() && Date.now() < end) await sleep(20);
@@ -102,7 +99,7 @@ describe('closing the app (graceful shutdown) with noise dispatches in flight', 
     // Dispatches started before the close, by count: a time taken in the same millisecond as the
     // last start could not tell them apart.
     const startedBeforeClose = started.length;
-    const closing = t.app.close();
+    const closing = t.drain();
     // Once the dispatch is aborted the scheduler has stopped; make the other job due then.
     await until(() => started[0]?.signal.aborted === true, 2_000);
     t.clock.advance(2_000);
@@ -128,7 +125,7 @@ describe('closing the app (graceful shutdown) with noise dispatches in flight', 
     const run_ids = Object.values(started[0]?.request.run_ids ?? {});
     await job('second', 1);
 
-    expect(await within(t.app.close(), CLOSE_BOUND_MS)).toBe('closed');
+    expect(await within(t.drain(), CLOSE_BOUND_MS)).toBe('closed');
     const rows = await getRuns(t.ctx.db, run_ids);
     expect(rows.map((r) => ({ status: r.status, error: r.error }))).toEqual([
       { status: 'failed', error: SHUTDOWN_REASON },
@@ -163,7 +160,7 @@ describe('closing the app (graceful shutdown) with noise dispatches in flight', 
     );
     expect(await until(() => entered, 5_000)).toBe(true);
 
-    const closing = t.app.close();
+    const closing = t.drain();
     // server.close() has reaped the idle connections; this one answers only now (as a dispatch
     // that outlived the runner's grace period would).
     expect(await until(() => !t.app.server.listening, 2_000)).toBe(true);

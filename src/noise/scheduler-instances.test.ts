@@ -12,6 +12,8 @@ import type { Database } from '../db/schema.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import { type App, buildApp } from '../http/build-app.ts';
 import { createLogger } from '../logger.ts';
+import { stopServing } from '../main.ts';
+import { RunEngine } from '../runs/run-engine.ts';
 import type { NoiseDispatcher } from './dispatch-types.ts';
 import { createJob } from './job-service.ts';
 import { findJob } from './job-store.ts';
@@ -57,11 +59,7 @@ describe('three scheduler instances on one database, simulated clock (reliabilit
       const dispatched: string[] = [];
       const instances = [0, 1, 2].map((i) => {
         const db = (handles[i] ?? first).db;
-        const s = createNoiseServices(
-          { db, clock, log: silent, audit: async () => {} },
-          { instanceId: `sim-${i}`, runner: { leaseMs: 60_000 } },
-        );
-        const dispatch: NoiseDispatcher = async (request) => {
+        const dispatcher: NoiseDispatcher = async (request) => {
           dispatched.push(`${i}`);
           for (const id of Object.values(request.run_ids)) {
             await finishRun(
@@ -73,8 +71,16 @@ describe('three scheduler instances on one database, simulated clock (reliabilit
           }
           return { ok: true, failed: [] };
         };
-        s.dispatch = dispatch;
-        return s;
+        const engine = new RunEngine({ clock, log: silent, instanceId: `sim-${i}` }, { leaseMs: 60_000 });
+        const noise = createNoiseServices({
+          db,
+          clock,
+          log: silent,
+          audit: async () => {},
+          engine,
+          dispatcher,
+        });
+        return { ...noise, engine };
       });
 
       const claimsPerTick: number[] = [];
@@ -84,7 +90,10 @@ describe('three scheduler instances on one database, simulated clock (reliabilit
         claimsPerTick.push(claims.reduce((n, c) => n + c.length, 0));
         await Promise.all(instances.map((s) => s.runner.settle()));
       }
-      for (const s of instances) await s.close();
+      for (const s of instances) {
+        await s.scheduler.stop();
+        await s.engine.close();
+      }
 
       expect(claimsPerTick.filter((n) => n !== 1)).toEqual([]);
       expect(dispatched).toHaveLength(1000);
@@ -113,10 +122,7 @@ describe.skipIf(TEST_DB_KIND !== 'postgres')(
     const apps: Array<{ app: App; ctx: AppContext }> = [];
     let schema = '';
     afterAll(async () => {
-      for (const { app, ctx } of apps) {
-        await app.close();
-        await ctx.close();
-      }
+      for (const { app, ctx } of apps) await stopServing(app, ctx);
       if (schema) {
         const admin = openPostgres(PG_URL as string, { max: 1 });
         await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
@@ -132,58 +138,54 @@ describe.skipIf(TEST_DB_KIND !== 'postgres')(
 
       const executions: Array<{ instance: number; due: number; start: number; end: number }> = [];
       for (const instance of [0, 1]) {
+        let db: Kysely<Database> | undefined;
         const ctx = await createContext(testConfig({ SCHEDULER: 'on' }), {
           clock: systemClock,
           log: silent,
           database: openPostgres(PG_URL as string, { searchPath: schema, max: 5 }),
+          noiseDispatcher: () => async (request) => {
+            const on = db as Kysely<Database>;
+            const start = Date.now();
+            const due = (await findJob(on, request.job_id)).next_run_at as number;
+            await sleep(100);
+            for (const id of Object.values(request.run_ids)) {
+              await finishRun(
+                on,
+                id,
+                { status: 'succeeded', events_shipped: 1, events_failed: 0 },
+                Date.now(),
+              );
+            }
+            executions.push({ instance, due, start, end: Date.now() });
+            return { ok: true, failed: [] };
+          },
         });
-        ctx.noise.dispatch = async (request) => {
-          const start = Date.now();
-          const due = (await findJob(ctx.db, request.job_id)).next_run_at as number;
-          await sleep(100);
-          for (const id of Object.values(request.run_ids)) {
-            await finishRun(
-              ctx.db,
-              id,
-              { status: 'succeeded', events_shipped: 1, events_failed: 0 },
-              Date.now(),
-            );
-          }
-          executions.push({ instance, due, start, end: Date.now() });
-          return { ok: true, failed: [] };
-        };
+        db = ctx.db;
         const app = await buildApp(ctx);
         apps.push({ app, ctx });
       }
       const [one] = apps;
       const ctx = (one as { ctx: AppContext }).ctx;
-      await createDestination(ctx.db, ctx.secretBox, {
+      await createDestination(ctx, {
         name: 'siem-x',
         driver: 'syslog_tcp',
         host: '127.0.0.1',
         port: 9,
+        index: 'lab',
       });
       await ctx.storage.put('noise-archives', 'a.zip', Buffer.from('PK\x03\x04'));
-      const job = await createJob(
-        {
-          db: ctx.db,
-          clock: systemClock,
-          storage: ctx.storage,
-          secretBox: ctx.secretBox,
-          createDriver: undefined,
-        },
-        {
-          name: 'every second',
-          targets: ['siem-x'],
-          schedule: { kind: 'interval', interval_seconds: 1 },
-          archives: [{ position: 0, storage_path: 'a.zip' }],
-        },
-      );
-      // Both apps start their scheduler when ready (SCHEDULER=on).
+      const job = await createJob(ctx, {
+        name: 'every second',
+        targets: ['siem-x'],
+        schedule: { kind: 'interval', interval_seconds: 1 },
+        archives: [{ position: 0, storage_path: 'a.zip' }],
+      });
+      // Both instances start their scheduler as main.ts does (SCHEDULER=on).
       await Promise.all(apps.map(({ app }) => app.ready()));
+      for (const { ctx: c } of apps) c.start();
       expect(apps.every(({ ctx: c }) => c.noise.scheduler.running)).toBe(true);
       await sleep(30_000);
-      for (const { ctx: c } of apps) await c.noise.close();
+      for (const { ctx: c } of apps) await c.stop();
 
       const sorted = [...executions].sort((a, b) => a.start - b.start);
       expect(sorted.length).toBeGreaterThanOrEqual(10);

@@ -1,19 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
+import { RunEngine } from '../runs/run-engine.ts';
 import type { DispatchRequest, NoiseDispatcher } from './dispatch-types.ts';
 import { claimDueJobs, LEASE_EXPIRED_ERROR } from './job-lease.ts';
 import { createJob } from './job-service.ts';
 import { findJob } from './job-store.ts';
 import { createNoiseServices, type NoiseServices } from './noise-services.ts';
 import { finishRun, getRuns, markRunsRunning } from './run-store.ts';
+import type { NoiseSchedulerOptions } from './scheduler.ts';
 
 const ZIP = Buffer.from('PK\x03\x04 stand-in');
 
 describe('noise scheduler', () => {
   let t: TestApp;
-  let a: NoiseServices;
-  let b: NoiseServices;
+  let a: NoiseServices & { close(): Promise<void> };
+  let b: NoiseServices & { close(): Promise<void> };
   const calls: Array<{ instance: string; request: DispatchRequest; signal: AbortSignal }> = [];
   let gate: Promise<void> = Promise.resolve();
   let open: () => void = () => {};
@@ -42,30 +44,22 @@ describe('noise scheduler', () => {
 
   let seq = 0;
   const job = async (over: Record<string, unknown> = {}) =>
-    createJob(
-      {
-        db: t.ctx.db,
-        clock: t.clock,
-        storage: t.ctx.storage,
-        secretBox: t.ctx.secretBox,
-        createDriver: undefined,
-      },
-      {
-        name: `scheduled-${++seq}`,
-        targets: ['splunk-lab'],
-        schedule: { kind: 'interval', interval_seconds: 60 },
-        archives: [{ position: 0, storage_path: 'n/a.zip' }],
-        ...over,
-      },
-    );
+    createJob(t.ctx, {
+      name: `scheduled-${++seq}`,
+      targets: ['splunk-lab'],
+      schedule: { kind: 'interval', interval_seconds: 60 },
+      archives: [{ position: 0, storage_path: 'n/a.zip' }],
+      ...over,
+    });
 
   beforeAll(async () => {
     t = await buildTestApp();
-    await createDestination(t.ctx.db, t.ctx.secretBox, {
+    await createDestination(t.ctx, {
       name: 'splunk-lab',
       driver: 'vendorA_hec',
       url: 'https://a:8088',
       token: 'x',
+      index: 'lab',
     });
     await t.ctx.storage.put('noise-archives', 'n/a.zip', ZIP);
     a = services('instance-a');
@@ -77,13 +71,27 @@ describe('noise scheduler', () => {
     await t.close();
   });
 
-  const services = (instanceId: string, maxConcurrent = 4) => {
+  /** A second noise feature on the test's database, as another instance would run it. */
+  const services = (instanceId: string, maxConcurrent = 4, scheduler: NoiseSchedulerOptions = {}) => {
+    const engine = new RunEngine({ clock: t.clock, log: t.ctx.log, instanceId }, { leaseMs: 60_000 });
     const s = createNoiseServices(
-      { db: t.ctx.db, clock: t.clock, log: t.ctx.log, audit: (e) => t.ctx.audit(e) },
-      { instanceId, runner: { leaseMs: 60_000 }, scheduler: { maxConcurrent } },
+      {
+        db: t.ctx.db,
+        clock: t.clock,
+        log: t.ctx.log,
+        audit: (e) => t.ctx.audit(e),
+        engine,
+        dispatcher: dispatcher(instanceId),
+      },
+      { scheduler: { maxConcurrent, ...scheduler } },
     );
-    s.dispatch = dispatcher(instanceId);
-    return s;
+    return {
+      ...s,
+      async close() {
+        await s.scheduler.stop();
+        await engine.close();
+      },
+    };
   };
 
   afterEach(async () => {
@@ -239,22 +247,16 @@ describe('noise scheduler', () => {
   it('loops on its own timer, exposes the last tick time, and stops', async () => {
     const sleeps: number[] = [];
     let wake: () => void = () => {};
-    const s = createNoiseServices(
-      { db: t.ctx.db, clock: t.clock, log: t.ctx.log, audit: (e) => t.ctx.audit(e) },
-      {
-        instanceId: 'looping',
-        scheduler: {
-          tickMs: 1000,
-          random: () => 0.5,
-          sleep: (ms, signal) =>
-            new Promise((resolve) => {
-              sleeps.push(ms);
-              wake = resolve;
-              signal.addEventListener('abort', () => resolve(), { once: true });
-            }),
-        },
-      },
-    );
+    const s = services('looping', 4, {
+      tickMs: 1000,
+      random: () => 0.5,
+      sleep: (ms: number, signal: AbortSignal) =>
+        new Promise<void>((resolve) => {
+          sleeps.push(ms);
+          wake = resolve;
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+    });
     expect(s.scheduler.lastTickAt).toBeUndefined();
     s.scheduler.start();
     expect(s.scheduler.running).toBe(true);

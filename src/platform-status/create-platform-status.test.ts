@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { builtinKindsWith } from '../../test/helpers/siem-kinds.ts';
 import { buildStatusTestApp } from '../../test/helpers/status-test-app.ts';
 import { createDestination } from '../destinations/destination-service.ts';
-import type { Driver } from '../siems/siem-client.ts';
 
 describe('platform status wiring', () => {
   it('spaces the checks of a failing SIEM 1, 2, 4 … configured poll intervals apart', async () => {
@@ -10,22 +10,19 @@ describe('platform status wiring', () => {
     const t = await buildStatusTestApp({
       env: { PLATFORM_STATUS_POLL_SECONDS: '5' },
       listen: false,
-      platformStatus: {
-        // Status probes use only check() and close() of a driver.
-        createDriver: (destination) =>
-          ({
-            driver: destination.driver,
-            destination,
-            async check() {
-              checkedAtSecond.push((t.clock.now() - t0) / 1000);
-              return [{ name: 'connection', ok: false, message: 'connection refused' }];
-            },
-            async close() {},
-          }) as unknown as Driver,
+      overrides: {
+        // Clients whose check fails, and counts when it ran.
+        siemKinds: builtinKindsWith((_destination, real) => ({
+          ...real(),
+          async check() {
+            checkedAtSecond.push((t.clock.now() - t0) / 1000);
+            return [{ name: 'connection', ok: false, message: 'connection refused' }];
+          },
+        })),
       },
     });
     try {
-      await createDestination(t.ctx.db, t.ctx.secretBox, {
+      await createDestination(t.ctx, {
         name: 'siem-q',
         driver: 'syslog_tcp',
         host: 'q.test',

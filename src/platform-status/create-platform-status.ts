@@ -6,16 +6,12 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
 import { createBuiltinProvider } from './builtin-provider.ts';
 import { liveSessionHashes } from './live-sessions.ts';
 import { createPrometheusProvider } from './prometheus-provider.ts';
 import { StatusHub } from './status-hub.ts';
-import {
-  type CreateDriver,
-  databaseProbe,
-  enabledDestinationProbes,
-  ProbeRegistry,
-} from './status-probes.ts';
+import { databaseProbe, enabledDestinationProbes, ProbeRegistry } from './status-probes.ts';
 import { DEFAULT_STREAM_SETTINGS, StatusStreams, type StreamSettings } from './status-streams.ts';
 import type { MonitoringProvider } from './status-types.ts';
 
@@ -27,7 +23,7 @@ export interface PlatformStatus {
   readonly probes: ProbeRegistry;
   /** The open event streams. */
   readonly streams: StatusStreams;
-  /** Starts polling; the HTTP app calls it when it is ready. Idempotent. */
+  /** Starts polling (ctx.start()). Idempotent. */
   start(): void;
   /** Ends every stream and stops polling. Idempotent. */
   close(): Promise<void>;
@@ -42,10 +38,11 @@ export interface PlatformStatusOptions {
   stream?: Partial<StreamSettings>;
   replayLimit?: number;
   replayMaxAgeMs?: number;
-  /** Builds SIEM drivers for destination checks; without it SIEMs show `unknown`. */
-  createDriver?: CreateDriver;
-  /** Looks the driver factory up at each poll instead (for one wired in after start-up). */
-  driverFactory?: () => CreateDriver | undefined;
+  /**
+   * Whether the built-in provider checks SIEM destinations (default true). Tests that count
+   * requests at simulators turn it off; the destinations then are not in the status at all.
+   */
+  siemChecks?: boolean;
   builtin?: { timeoutMs?: number; concurrency?: number; maxBackoffMs?: number };
 }
 
@@ -57,6 +54,7 @@ export interface PlatformStatusDeps {
   db: Kysely<Database>;
   dbKind: string;
   secretBox: SecretBox;
+  siems: SiemRegistry;
   sessionEvents: SessionEvents;
   sessionPolicy: SessionPolicy;
 }
@@ -83,11 +81,7 @@ export function createPlatformStatus(
           probes,
           clock: deps.clock,
           intervalMs,
-          listSiemProbes: enabledDestinationProbes(
-            deps.db,
-            deps.secretBox,
-            () => options.createDriver ?? options.driverFactory?.(),
-          ),
+          ...(options.siemChecks === false ? {} : { listSiemProbes: enabledDestinationProbes(deps) }),
           ...options.builtin,
         }));
   const hub = new StatusHub({

@@ -20,18 +20,8 @@ const STREAM_DESCRIPTION = [
 
 /** GET /api/platform-status and its event stream (spec 4.5, part 6; docs/platform-status.md). */
 export const platformStatusRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  // The poller runs from ctx.start() to ctx.stop(); stop() ends open streams too.
   const status = ctx.platformStatus;
-  // The poller runs while the service runs: from ready until close.
-  app.addHook('onReady', async () => {
-    status.start();
-  });
-  // Open streams would keep the server from closing; end them first.
-  app.addHook('preClose', async () => {
-    status.streams.close();
-  });
-  app.addHook('onClose', async () => {
-    await status.close();
-  });
 
   app.get(
     '/api/platform-status',

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinKindsWith, type ClientWrapper } from '../../test/helpers/siem-kinds.ts';
 import { openTestDatabase } from '../../test/helpers/test-db.ts';
 import { manualClock } from '../clock.ts';
 import type { DbHandle } from '../db/create-db.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
+import { createLogger } from '../logger.ts';
 import { createSecretBox } from '../secrets/secret-box.ts';
-import type { CheckStep, Driver } from '../siems/siem-client.ts';
+import { SiemRegistry } from '../siems/registry.ts';
+import type { CheckStep, SiemClient } from '../siems/siem-client.ts';
 import {
-  DRIVER_NOT_AVAILABLE,
   databaseProbe,
   destinationProbe,
   enabledDestinationProbes,
@@ -23,14 +25,11 @@ const step = (name: string, ok: boolean, message = ok ? 'ok' : 'failed'): CheckS
   message,
 });
 
-/** A driver whose check answers the given steps and records what happened to it. */
-function fakeDriver(destination: Destination, steps: CheckStep[], log: string[]): Driver {
+/** A client whose check answers the given steps and records what happened to it. */
+function fakeClient(destination: Destination, steps: CheckStep[], log: string[]): SiemClient {
   return {
-    driver: destination.driver,
     destination,
-    ship: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] }),
-    ensureIndex: async (index) => ({ ok: true, index }),
-    wipe: async () => [],
+    send: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] }),
     check: async () => {
       log.push(`check ${destination.name}`);
       return steps;
@@ -41,26 +40,40 @@ function fakeDriver(destination: Destination, steps: CheckStep[], log: string[])
   };
 }
 
+/** The built-in kinds with clients built by `wrap`. */
+const registry = (wrap: ClientWrapper) =>
+  new SiemRegistry(builtinKindsWith(wrap)({ hecRetryNotFound: false }), {
+    log: createLogger('silent'),
+    clock: manualClock(0),
+  });
+
 describe('status probes', () => {
   let handle: DbHandle;
   const box = createSecretBox(Buffer.alloc(32, 9));
+  /** Destinations as the context reads them; clients answer `up` with one step. */
+  const deps = (wrap: ClientWrapper = (d) => fakeClient(d, [step('connection', true)], [])) => ({
+    db: handle.db,
+    secretBox: box,
+    siems: registry(wrap),
+  });
 
   beforeAll(async () => {
     handle = await openTestDatabase();
-    await createDestination(handle.db, box, {
+    await createDestination(deps(), {
       name: 'hec-on',
       driver: 'vendorA_hec',
       url: 'https://hec.example.test:8088',
       token: 'tok-secret-1',
+      index: 'lab',
     });
-    await createDestination(handle.db, box, {
+    await createDestination(deps(), {
       name: 'bulk-off',
       driver: 'vendorB_bulk',
       url: 'https://es.example.test:9200',
       index: 'lab',
       enabled: false,
     });
-    await createDestination(handle.db, box, {
+    await createDestination(deps(), {
       name: 'syslog-on',
       driver: 'syslog_tcp',
       host: 'q.example.test',
@@ -82,22 +95,24 @@ describe('status probes', () => {
     expect(await probe.check(signal)).toEqual({ state: 'up' });
   });
 
-  it('lists a probe for each enabled destination, unknown while no driver is available', async () => {
-    const probes = await enabledDestinationProbes(handle.db, box, () => undefined)();
+  it('lists a probe for each enabled destination, labelled with its kind', async () => {
+    const probes = await enabledDestinationProbes(deps())();
     expect(probes.map((p) => [p.id, p.kind, p.name, p.labels])).toEqual([
       ['siem:hec-on', 'siem', 'hec-on', { driver: 'vendorA_hec' }],
       ['siem:syslog-on', 'siem', 'syslog-on', { driver: 'syslog_tcp' }],
     ]);
-    expect(await probes[0]?.check(signal)).toEqual({ state: 'unknown', reason: DRIVER_NOT_AVAILABLE });
+    expect(await probes[0]?.check(signal)).toEqual({ state: 'up' });
   });
 
-  it("runs the driver's check with the decrypted destination and closes the driver", async () => {
+  it("runs the kind's check with the decrypted destination and closes the client", async () => {
     const log: string[] = [];
     let seenToken = '';
-    const probes = await enabledDestinationProbes(handle.db, box, () => (d) => {
-      if (d.driver === 'vendorA_hec') seenToken = d.token;
-      return fakeDriver(d, [step('collector', true), step('management', false, 'HTTP 401')], log);
-    })();
+    const probes = await enabledDestinationProbes(
+      deps((d) => {
+        if (d.driver === 'vendorA_hec') seenToken = d.token as string;
+        return fakeClient(d, [step('collector', true), step('management', false, 'HTTP 401')], log);
+      }),
+    )();
     expect(await probes[0]?.check(signal)).toEqual({ state: 'degraded', reason: 'management: HTTP 401' });
     expect(seenToken).toBe('tok-secret-1');
     expect(log).toEqual(['check hec-on', 'close hec-on']);
@@ -106,29 +121,35 @@ describe('status probes', () => {
   it('lists a destination whose secrets cannot be opened as unknown, alone, and never decrypts disabled ones', async () => {
     // Sealed with another key: one row unreadable, the rest must still be checked.
     const other = createSecretBox(Buffer.alloc(32, 7));
-    await createDestination(handle.db, other, {
-      name: 'foreign-key',
-      driver: 'vendorA_hec',
-      url: 'https://hec.example.test:8088',
-      token: 'tok-x',
-      index: 'lab',
-    });
-    await createDestination(handle.db, other, {
-      name: 'foreign-off',
-      driver: 'vendorA_hec',
-      url: 'https://hec.example.test:8088',
-      token: 'tok-y',
-      index: 'lab',
-      enabled: false,
-    });
+    await createDestination(
+      { ...deps(), secretBox: other },
+      {
+        name: 'foreign-key',
+        driver: 'vendorA_hec',
+        url: 'https://hec.example.test:8088',
+        token: 'tok-x',
+        index: 'lab',
+      },
+    );
+    await createDestination(
+      { ...deps(), secretBox: other },
+      {
+        name: 'foreign-off',
+        driver: 'vendorA_hec',
+        url: 'https://hec.example.test:8088',
+        token: 'tok-y',
+        index: 'lab',
+        enabled: false,
+      },
+    );
     try {
-      const probes = await enabledDestinationProbes(handle.db, box, () => undefined)();
+      const probes = await enabledDestinationProbes(deps())();
       expect(probes.map((p) => p.id)).toEqual(['siem:foreign-key', 'siem:hec-on', 'siem:syslog-on']);
       const broken = await probes[0]?.check(signal);
       expect(broken?.state).toBe('unknown');
       expect(broken?.reason).toMatch(/^its settings cannot be read: /);
       expect(probes[0]?.labels).toEqual({ driver: 'vendorA_hec' });
-      expect(await probes[1]?.check(signal)).toEqual({ state: 'unknown', reason: DRIVER_NOT_AVAILABLE });
+      expect(await probes[1]?.check(signal)).toEqual({ state: 'up' });
     } finally {
       await handle.db
         .deleteFrom('destinations')
@@ -148,13 +169,13 @@ describe('status probes', () => {
     expect(resultFromCheckSteps([])).toEqual({ state: 'unknown', reason: 'the check reported nothing' });
   });
 
-  it('closes the driver even when its check throws', async () => {
+  it('closes the client even when its check throws', async () => {
     const log: string[] = [];
     const destination = { name: 'x', driver: 'syslog_tcp' } as Destination;
-    const probe = destinationProbe(destination, (d) => ({
-      ...fakeDriver(d, [], log),
-      check: async () => Promise.reject(new Error('bug')),
-    }));
+    const probe = destinationProbe(
+      destination,
+      registry((d) => ({ ...fakeClient(d, [], log), check: async () => Promise.reject(new Error('bug')) })),
+    );
     await expect(probe.check(signal)).rejects.toThrow('bug');
     expect(log).toEqual(['close x']);
   });

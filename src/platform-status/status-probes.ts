@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
-import { loadEnabledDestinations } from '../destinations/destination-service.ts';
+import { type DestinationDeps, loadEnabledDestinations } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
-import type { CheckStep, Driver } from '../siems/siem-client.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
+import type { CheckStep } from '../siems/siem-client.ts';
 import type { ComponentState } from './status-types.ts';
 
 /** Kinds of Socdrill's own dependencies that the built-in provider checks. */
@@ -27,9 +27,6 @@ export interface StatusProbe {
   /** Checks once; should honour `signal` (the provider also gives up on its own at its timeout). */
   check(signal: AbortSignal): Promise<ProbeResult>;
 }
-
-/** Builds a driver for a destination (the SIEM driver registry); absent until drivers exist. */
-export type CreateDriver = (destination: Destination) => Driver;
 
 /**
  * The probes other features register (object storage, the scheduler heartbeat); SIEM probes are
@@ -93,26 +90,19 @@ export function heartbeatProbe(options: {
   };
 }
 
-/** Reason of a SIEM destination whose driver is not wired in. */
-export const DRIVER_NOT_AVAILABLE = 'driver not available';
-
-/** A probe running the driver's live check against one destination. */
-export function destinationProbe(
-  destination: Destination,
-  createDriver: CreateDriver | undefined,
-): StatusProbe {
+/** A probe running the destination's kind's live check against it. */
+export function destinationProbe(destination: Destination, siems: SiemRegistry): StatusProbe {
   return {
     id: `siem:${destination.name}`,
     kind: 'siem',
     name: destination.name,
     labels: { driver: destination.driver },
     async check(signal) {
-      if (!createDriver) return { state: 'unknown', reason: DRIVER_NOT_AVAILABLE };
-      const driver = createDriver(destination);
+      const client = siems.client(destination);
       try {
-        return resultFromCheckSteps(await driver.check(signal));
+        return resultFromCheckSteps(await client.check(signal));
       } finally {
-        await driver.close().catch(() => {});
+        await client.close().catch(() => {});
       }
     },
   };
@@ -128,23 +118,16 @@ export function resultFromCheckSteps(steps: readonly CheckStep[]): ProbeResult {
 }
 
 /**
- * Lists a probe for every enabled destination (secrets decrypted for the driver only; one that
- * cannot be decrypted is listed as unknown with the reason, alone). The driver
- * factory is looked up at each listing, so drivers wired in after start-up are used.
+ * Lists a probe for every enabled destination (secrets decrypted for its client only; one that
+ * cannot be decrypted, or whose kind is unknown, is listed as unknown with the reason, alone).
  */
-export function enabledDestinationProbes(
-  db: Kysely<Database>,
-  secretBox: SecretBox,
-  driverFactory: () => CreateDriver | undefined,
-): () => Promise<StatusProbe[]> {
-  return async () => {
-    const createDriver = driverFactory();
-    return (await loadEnabledDestinations(db, secretBox)).map((loaded) =>
+export function enabledDestinationProbes(deps: DestinationDeps): () => Promise<StatusProbe[]> {
+  return async () =>
+    (await loadEnabledDestinations(deps)).map((loaded) =>
       'destination' in loaded
-        ? destinationProbe(loaded.destination, createDriver)
+        ? destinationProbe(loaded.destination, deps.siems)
         : unreadableDestinationProbe(loaded.name, loaded.driver, loaded.error),
     );
-  };
 }
 
 /** A destination whose secrets cannot be opened: unknown with the reason, the others unaffected. */

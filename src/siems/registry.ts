@@ -1,29 +1,75 @@
-import type {
-  BulkDestination,
-  Destination,
-  DriverName,
-  HecDestination,
-  SyslogDestination,
-} from '../destinations/destination-types.ts';
+import type { Destination } from '../destinations/destination-types.ts';
 import { AppError } from '../errors.ts';
-import { createBulkDriver } from './bulk/bulk-driver.ts';
-import { createHecDriver } from './hec/hec-driver.ts';
-import type { Driver, DriverDeps } from './siem-client.ts';
-import { createSyslogDriver } from './syslog-tcp/syslog-driver.ts';
+import { bulkKind } from './bulk/bulk-kind.ts';
+import { hecKind } from './hec/hec-kind.ts';
+import { createSettingsValidator, type SettingsValidator } from './settings-validator.ts';
+import type { SiemClient, SiemDeps } from './siem-client.ts';
+import type { AnySiemKind } from './siem-kind.ts';
+import { syslogTcpKind } from './syslog-tcp/syslog-tcp-kind.ts';
 
-/** Builds the driver of one kind; the destination is of that kind (checked by {@link createDriver}). */
-type Factory = (destination: Destination, deps: DriverDeps) => Driver;
+/** What the built-in kinds take from the configuration. */
+export interface SiemKindsConfig {
+  /** vendorA_hec: retry a 404 from the collector instead of stopping (HEC_RETRY_NOT_FOUND). */
+  readonly hecRetryNotFound: boolean;
+}
 
-/** One line per driver: adding a fourth is a new folder and a line here (docs/adding-a-destination.md). */
-const FACTORIES: Record<DriverName, Factory> = {
-  vendorA_hec: (d, deps) => createHecDriver(d as HecDestination, deps),
-  vendorB_bulk: (d, deps) => createBulkDriver(d as BulkDestination, deps),
-  syslog_tcp: (d, deps) => createSyslogDriver(d as SyslogDestination, deps),
-};
+/** The SIEM kinds this build ships, one line each (a new kind: its folder and a line here). */
+export function builtinSiemKinds(config: SiemKindsConfig): AnySiemKind[] {
+  return [hecKind({ retryNotFound: config.hecRetryNotFound }), syslogTcpKind(), bulkKind()];
+}
 
-/** The driver for a destination, by its `driver` field. */
-export function createDriver(destination: Destination, deps: DriverDeps): Driver {
-  const factory = FACTORIES[destination.driver] as Factory | undefined;
-  if (!factory) throw new AppError('invalid_input', `Unknown SIEM driver "${String(destination.driver)}"`);
-  return factory(destination, deps);
+/** The SIEM kinds of one service instance, and the clients of their destinations. */
+export class SiemRegistry {
+  readonly kinds: readonly AnySiemKind[];
+  readonly #byName: ReadonlyMap<string, AnySiemKind>;
+  readonly #deps: SiemDeps;
+  readonly #validators = new Map<string, SettingsValidator>();
+
+  constructor(kinds: readonly AnySiemKind[], deps: SiemDeps) {
+    const byName = new Map<string, AnySiemKind>();
+    for (const kind of kinds) {
+      if (byName.has(kind.name)) throw new Error(`SIEM kind "${kind.name}" is registered twice`);
+      byName.set(kind.name, kind);
+    }
+    this.kinds = [...kinds];
+    this.#byName = byName;
+    this.#deps = deps;
+  }
+
+  /** Names of the registered kinds (the values of a destination's `driver`). */
+  get names(): string[] {
+    return this.kinds.map((k) => k.name);
+  }
+
+  /** The kind named `name`, or undefined. */
+  find(name: string): AnySiemKind | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** The kind of a destination; a kind no longer registered is an error naming it. */
+  kindOf(destination: Pick<Destination, 'name' | 'driver'>): AnySiemKind {
+    const kind = this.#byName.get(destination.driver);
+    if (!kind) {
+      throw new AppError(
+        'internal',
+        `SIEM destination "${destination.name}" is of kind "${destination.driver}", which this version does not know`,
+      );
+    }
+    return kind;
+  }
+
+  /** A new client of `destination` (its kind's create); close it after use. */
+  client(destination: Destination): SiemClient {
+    return this.kindOf(destination).create(destination, this.#deps);
+  }
+
+  /** Checks settings against the kind's schema (compiled once per kind). */
+  validate(kind: AnySiemKind, settings: Readonly<Record<string, unknown>>): Record<string, string> {
+    let validator = this.#validators.get(kind.name);
+    if (!validator) {
+      validator = createSettingsValidator(kind.settings, `is not a setting of driver ${kind.name}`);
+      this.#validators.set(kind.name, validator);
+    }
+    return validator(settings);
+  }
 }

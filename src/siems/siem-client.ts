@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.ts';
-import type { Destination, DriverName, HeaderMode } from '../destinations/destination-types.ts';
+import type { Destination } from '../destinations/destination-types.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
 import type { SiemFailure } from './siem-failure.ts';
 
-/** Running counters of a shipment; shipped + failed = events handed to the driver at the end. */
+/** Running counters of a shipment; shipped + failed = events handed to the client at the end. */
 export interface ShipCounters {
   shipped: number;
   failed: number;
@@ -14,7 +14,7 @@ export interface ShipCounters {
   bytes: number;
 }
 
-/** Outcome of a shipment: counters plus the first distinct error messages (bounded list). */
+/** Outcome of a shipment: counters, the first distinct error messages, and the failures as data. */
 export interface ShipResult extends ShipCounters {
   /** The first distinct error messages (bounded list). */
   errors: string[];
@@ -22,16 +22,15 @@ export interface ShipResult extends ShipCounters {
   failures: SiemFailure[];
 }
 
-/** Per-shipment options. */
-export interface ShipOptions {
-  /** Target index for index-aware drivers (HEC, bulk); null/undefined uses the destination default. */
+/** What one shipment tells a client besides its events. */
+export interface SendOptions {
+  /** Target index on a SIEM with native indexes; null/undefined is the destination's default. */
   index?: string | null;
-  /** syslog_tcp: overrides of the destination's header handling for this shipment. */
-  syslog?: {
-    /** A request's syslogSourceIdentity: forces synthesized headers with this HOSTNAME. */
-    sourceIdentity?: string;
-    headerMode?: HeaderMode;
-  };
+  /**
+   * The syslog HOSTNAME this shipment's events carry (a kind with the `sourceIdentity`
+   * capability): forces synthesized headers with it, over the destination's header settings.
+   */
+  identity?: string;
   /** Time of shipping (epoch ms), for headers of events without a readable time. */
   now?: number;
   signal?: AbortSignal;
@@ -53,31 +52,30 @@ export interface CheckStep {
 }
 
 /**
- * What every SIEM driver implements. Delivery problems are returned as outcomes (counters, errors),
- * never thrown; only programming errors and cancellation throw.
+ * The client of one destination, built by its SIEM kind (SiemKind.create). The send side is for
+ * src/shipping/ only; check, ensureIndex and wipe are its administrative side. Delivery problems
+ * are returned as outcomes (counters, failures), never thrown; only programming errors and
+ * cancellation throw.
  */
-export interface Driver {
-  readonly driver: DriverName;
+export interface SiemClient {
   readonly destination: Destination;
   /** Sends events; never buffers more than a few batches; counts each event shipped or failed once. */
-  ship(batches: AsyncIterable<readonly OutboundEvent[]>, options?: ShipOptions): Promise<ShipResult>;
-  /** Creates the index when it does not exist (HEC, bulk); syslog_tcp answers ok without doing anything. */
-  ensureIndex(index: string, signal?: AbortSignal): Promise<IndexOutcome>;
-  /** Permanently deletes the events of each index (HEC search | delete, bulk delete-by-query). */
-  wipe(indexes: readonly string[], signal?: AbortSignal): Promise<IndexOutcome[]>;
+  send(batches: AsyncIterable<readonly OutboundEvent[]>, options?: SendOptions): Promise<ShipResult>;
   /** Live connectivity check: real, minimal requests to the SIEM. */
   check(signal?: AbortSignal): Promise<CheckStep[]>;
+  /** Creates the index when it does not exist; present when the kind has `indexCreation`. */
+  ensureIndex?(index: string, signal?: AbortSignal): Promise<IndexOutcome>;
+  /** Permanently deletes the events of each index; present when the kind has `wipe`. */
+  wipe?(indexes: readonly string[], signal?: AbortSignal): Promise<IndexOutcome[]>;
   /** Ends sockets and agents. */
   close(): Promise<void>;
 }
 
-/** Shared services a driver may use. */
-export interface DriverDeps {
+/** The client of a kind that creates indexes and wipes them (HEC, bulk). */
+export type IndexingSiemClient = SiemClient & Required<Pick<SiemClient, 'ensureIndex' | 'wipe'>>;
+
+/** Shared services a client may use. */
+export interface SiemDeps {
   readonly log: Logger;
   readonly clock: Clock;
-  /** vendorA_hec: retry a 404 from the collector instead of stopping (HEC_RETRY_NOT_FOUND; default false). */
-  readonly hecRetryNotFound?: boolean;
 }
-
-/** Builds a driver for one destination. */
-export type DriverFactory = (destination: Destination, deps: DriverDeps) => Driver;

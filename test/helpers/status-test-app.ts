@@ -2,14 +2,15 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { manualClock } from '../../src/clock.ts';
 import type { Env } from '../../src/config.ts';
-import { createContext } from '../../src/context.ts';
+import { type ContextOverrides, createContext } from '../../src/context.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
+import { drainServing } from '../../src/main.ts';
 import type { PlatformStatusOptions } from '../../src/platform-status/create-platform-status.ts';
 import { TEST_NOW, type TestApp, testConfig } from './test-app.ts';
 import { openTestDatabase } from './test-db.ts';
 
-/** Test support for this folder: an app with platform-status options, listening on a random port. */
+/** An app with platform-status options, listening on a random port. */
 export interface StatusTestApp extends TestApp {
   /** `http://127.0.0.1:PORT` when listening, else empty. */
   url: string;
@@ -17,14 +18,20 @@ export interface StatusTestApp extends TestApp {
 
 /** Like buildTestApp, with platform-status options and (by default) a real listening server. */
 export async function buildStatusTestApp(
-  options: { env?: Env; platformStatus?: PlatformStatusOptions; listen?: boolean } = {},
+  options: {
+    env?: Env;
+    platformStatus?: PlatformStatusOptions;
+    listen?: boolean;
+    overrides?: Omit<ContextOverrides, 'clock' | 'log' | 'database' | 'platformStatus'>;
+  } = {},
 ): Promise<StatusTestApp> {
   const clock = manualClock(TEST_NOW);
   const ctx = await createContext(testConfig(options.env), {
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     database: await openTestDatabase(),
-    platformStatus: options.platformStatus,
+    ...options.overrides,
+    ...(options.platformStatus ? { platformStatus: options.platformStatus } : {}),
   });
   const app = await buildApp(ctx);
   let url = '';
@@ -34,14 +41,26 @@ export async function buildStatusTestApp(
   } else {
     await app.ready();
   }
+  ctx.start();
+  let draining: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
   return {
     app,
     ctx,
     clock,
     url,
-    async close() {
-      await app.close();
-      await ctx.close();
+    // Both idempotent: a test may drain or close early, and its afterEach closes again.
+    drain: () => {
+      draining ??= drainServing(app, ctx);
+      return draining;
+    },
+    close: () => {
+      closing ??= (async () => {
+        draining ??= drainServing(app, ctx);
+        await draining;
+        await ctx.close();
+      })();
+      return closing;
     },
   };
 }

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { type ManualClock, manualClock } from '../../src/clock.ts';
 import { type Config, type Env, loadConfig } from '../../src/config.ts';
-import { type AppContext, createContext } from '../../src/context.ts';
+import { type AppContext, type ContextOverrides, createContext } from '../../src/context.ts';
 import { type App, buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
+import { drainServing } from '../../src/main.ts';
 import { createUser, type UserView } from '../../src/users/user-service.ts';
 import { openTestDatabase } from './test-db.ts';
 
@@ -35,30 +36,55 @@ export interface TestApp {
   app: App;
   ctx: AppContext;
   clock: ManualClock;
+  /** Stops serving as a shutdown does (requests refused, background work stopped), the database still open. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A fresh database, context and app (not listening). Close it in afterAll/afterEach. */
-export async function buildTestApp(options: { env?: Env; now?: number } = {}): Promise<TestApp> {
+/** Choices of a test app: environment, start time, and context overrides (kinds, dispatcher, timing). */
+export interface TestAppOptions {
+  env?: Env;
+  now?: number;
+  overrides?: Omit<ContextOverrides, 'clock' | 'log' | 'database'>;
+}
+
+/**
+ * A fresh database, context and app (not listening), started as main.ts starts one. Close it in
+ * afterAll/afterEach.
+ */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = manualClock(options.now ?? TEST_NOW);
   const config = testConfig(options.env);
   const ctx = await createContext(config, {
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     database: await openTestDatabase(),
+    ...options.overrides,
     // Background SIEM checks would add requests to the simulators tests count on; the
     // platform-status tests build their own app with them on.
-    platformStatus: { driverFactory: () => undefined },
+    platformStatus: { siemChecks: false, ...options.overrides?.platformStatus },
   });
   const app = await buildApp(ctx);
   await app.ready();
+  ctx.start();
+  let draining: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
   return {
     app,
     ctx,
     clock,
-    async close() {
-      await app.close();
-      await ctx.close();
+    // Both idempotent: a test may drain or close early, and its afterEach closes again.
+    drain: () => {
+      draining ??= drainServing(app, ctx);
+      return draining;
+    },
+    close: () => {
+      closing ??= (async () => {
+        draining ??= drainServing(app, ctx);
+        await draining;
+        await ctx.close();
+      })();
+      return closing;
     },
   };
 }

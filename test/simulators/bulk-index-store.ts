@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { EsErrorCause } from './bulk-errors.ts';
-import { childPath, type PathNode, pathRoot } from './bulk-mapping-paths.ts';
+import { childPath, type FieldKind, type PathNode, pathRoot } from './bulk-mapping-paths.ts';
 
 /** Dynamic-mapping type of a field, first seen value wins (as in Elasticsearch). */
-export type FieldKind = 'object' | 'text' | 'long' | 'float' | 'boolean' | 'date';
+export type { FieldKind };
 
 /** One stored document. */
 export interface BulkDocument {

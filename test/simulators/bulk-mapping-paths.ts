@@ -1,4 +1,10 @@
-import type { BulkIndex, FieldKind } from './bulk-index-store.ts';
+/** The mapped type of a field, as the simulator's index keeps it. */
+export type FieldKind = 'object' | 'text' | 'long' | 'float' | 'boolean' | 'date';
+
+/** What path lookups need of an index (bulk-index-store.ts MappedIndex): its mapping. */
+interface MappedIndex {
+  readonly mapping: Map<string, FieldKind>;
+}
 
 /**
  * A field path as the mapping names it, with the paths below it. Documents of one index repeat the
@@ -17,10 +23,10 @@ export interface PathNode {
 /** Keys remembered as bytes per object; an object with more distinct keys is a map, not a record. */
 const MAX_BYTE_KEYS = 64;
 
-const roots = new WeakMap<BulkIndex, PathNode>();
+const roots = new WeakMap<MappedIndex, PathNode>();
 
 /** The root (path `''`) of an index's paths. */
-export function pathRoot(index: BulkIndex): PathNode {
+export function pathRoot(index: MappedIndex): PathNode {
   let root = roots.get(index);
   if (root === undefined) {
     root = newNode('');
@@ -65,7 +71,7 @@ export function childPathOfBytes(
 }
 
 /** The kind `index` maps at `node`'s path, or undefined while it maps none. */
-export function mappedKind(index: BulkIndex, node: PathNode): FieldKind | undefined {
+export function mappedKind(index: MappedIndex, node: PathNode): FieldKind | undefined {
   if (node.kind === undefined) node.kind = index.mapping.get(node.path);
   return node.kind;
 }

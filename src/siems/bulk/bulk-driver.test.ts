@@ -6,16 +6,16 @@ import {
   startBulkSimulator,
 } from '../../../test/simulators/bulk-simulator.ts';
 import { systemClock } from '../../clock.ts';
-import type { BulkDestination } from '../../destinations/destination-types.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import type { HttpDriverOptions } from '../shared/driver-options.ts';
-import type { Driver, ShipResult } from '../siem-client.ts';
+import type { IndexingSiemClient, ShipResult } from '../siem-client.ts';
 import { createBulkDriver } from './bulk-driver.ts';
+import type { BulkDestination } from './bulk-settings.ts';
 
 const INDEX = 'lab-events';
 let sims: BulkSimulator[] = [];
-let drivers: Driver[] = [];
+let drivers: IndexingSiemClient[] = [];
 afterEach(async () => {
   await Promise.all(drivers.map((d) => d.close()));
   await Promise.all(sims.map((s) => s.close()));
@@ -114,7 +114,7 @@ describe('vendorB_bulk driver: shipping', () => {
     it(`ships ECS documents with create actions as NDJSON to ${flavor}`, async () => {
       const sim = await start({ flavor });
       const driver = driverFor(sim);
-      const result = await driver.ship(docs(10));
+      const result = await driver.send(docs(10));
       expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 0, errors: [] });
       expect(sim.store.sources(INDEX)).toEqual(range(10).map(doc));
       const request = sim.store.requests.find((r) => r.path === '/_bulk');
@@ -143,7 +143,7 @@ describe('vendorB_bulk driver: shipping', () => {
     const driver = driverFor(sim, {}, { batch: { maxEvents: 100, maxBytes, concurrency: 1 } });
     // About 1,000 characters of CJK text each: under the limit by characters, three times over in bytes.
     const wide = (i: number) => ({ ...doc(i), message: `日志${'事件'.repeat(500)} ${i}` });
-    const result = await driver.ship(docs(40, 10, wide));
+    const result = await driver.send(docs(40, 10, wide));
     expect(result).toMatchObject({ shipped: 40, failed: 0, retried: 0 });
     expect(sequences(sim)).toEqual(range(40));
     const bodies = sim.store.requests.filter((r) => r.path === '/_bulk').map((r) => r.body.length);
@@ -153,14 +153,14 @@ describe('vendorB_bulk driver: shipping', () => {
 
   it('writes to a data stream (create is the only action they take) and to the index of the shipment', async () => {
     const sim = await start();
-    const result = await driverFor(sim).ship(docs(3), { index: 'logs-lab-default' });
+    const result = await driverFor(sim).send(docs(3), { index: 'logs-lab-default' });
     expect(result).toMatchObject({ shipped: 3, failed: 0 });
     expect(sim.store.indexes.get('logs-lab-default')?.kind).toBe('data_stream');
   });
 
   it('fails every document of a shipment with no usable index, without a request', async () => {
     const sim = await start();
-    const result = await driverFor(sim, { index: null }).ship(docs(3));
+    const result = await driverFor(sim, { index: null }).send(docs(3));
     expect(result).toEqual({
       shipped: 0,
       failed: 3,
@@ -189,7 +189,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     });
     sim.rejectItems(3, { where: (item) => item.position % 2 === 0 });
     const driver = driverFor(sim);
-    const result = await driver.ship(docs(10));
+    const result = await driver.send(docs(10));
     expect(result).toEqual({
       shipped: 9,
       failed: 1,
@@ -213,7 +213,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
   it('gives up on items still rejected after the last attempt, and carries on with the next batches', async () => {
     const sim = await start();
     sim.rejectItems(4, { where: (item) => item.position === 0 });
-    const result = await driverFor(sim).ship(docs(8));
+    const result = await driverFor(sim).send(docs(8));
     expect(result).toMatchObject({ shipped: 7, failed: 1, retried: 3 });
     expect(result.errors[0]).toMatch(
       /document rejected: HTTP 429 es_rejected_execution_exception: .*; gave up after 4 attempts$/,
@@ -234,7 +234,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
         },
       },
     );
-    const result = await driver.ship(docs(8));
+    const result = await driver.send(docs(8));
     expect(result).toMatchObject({ shipped: 8, failed: 0, retried: 4 });
     expectConserved(result, 8, sim);
   });
@@ -243,7 +243,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const sim = await start();
     await sim.faults.refuse();
     const driver = driverFor(sim);
-    const result = await driver.ship(docs(12));
+    const result = await driver.send(docs(12));
     expect(result).toEqual({
       shipped: 0,
       failed: 12,
@@ -267,7 +267,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const sim = await start();
     sim.faults.closeAfter(100);
     sim.faults.next(1, { close: 'mid-body', afterBytes: 50, reset: true });
-    const result = await driverFor(sim).ship(docs(8));
+    const result = await driverFor(sim).send(docs(8));
     expect(result).toMatchObject({ shipped: 8, failed: 0, retried: 8 });
     expect(sequences(sim)).toEqual(range(8));
     expectConserved(result, 8, sim);
@@ -276,7 +276,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
   it('connection dropped after the cluster indexed the batch: the re-send meets 409 and nothing is doubled', async () => {
     const sim = await start();
     sim.faults.acceptThenClose(1);
-    const result = await driverFor(sim).ship(docs(8));
+    const result = await driverFor(sim).send(docs(8));
     expect(result).toMatchObject({ shipped: 8, failed: 0, retried: 4 });
     expect(sequences(sim)).toEqual(range(8));
     expectConserved(result, 8, sim);
@@ -289,7 +289,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     sim.faults.next(1, { status: 503 });
     sim.faults.next(1, { status: 502 });
     const driver = driverFor(sim, {}, { retry: { attempts: 6, baseMs: 10, capMs: 40 } });
-    const result = await driver.ship(docs(8));
+    const result = await driver.send(docs(8));
     expect(result).toMatchObject({ shipped: 8, failed: 0, retried: 16 });
     expect(driver.delays).toEqual([10, 20, 40, 40]);
     expectConserved(result, 8, sim);
@@ -299,7 +299,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const sim = await start();
     sim.faults.next(1, { status: 429, errorType: 'cluster_block_exception' });
     const driver = driverFor(sim);
-    const result = await driver.ship(docs(8));
+    const result = await driver.send(docs(8));
     expect(sim.store.requests).toHaveLength(1);
     expect(result).toEqual({
       shipped: 0,
@@ -322,7 +322,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const sim = await start();
     sim.rejectItems(2, { errorType: 'cluster_block_exception', where: (item) => item.position === 1 });
     const driver = driverFor(sim);
-    const result = await driver.ship(docs(8));
+    const result = await driver.send(docs(8));
     // The batch's other items were indexed; the next batch would meet the same block: not sent.
     expect(result).toEqual({
       shipped: 3,
@@ -348,7 +348,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     const sim = await start();
     sim.faults.delayMs = 25;
     sim.faults.readBytesPerSecond = 50_000;
-    const result = await driverFor(sim, {}, { batch: { maxEvents: 4, concurrency: 3 } }).ship(docs(20));
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 4, concurrency: 3 } }).send(docs(20));
     expect(result).toMatchObject({ shipped: 20, failed: 0, retried: 0 });
     expect(sequences(sim)).toEqual(range(20));
     expectConserved(result, 20, sim);
@@ -357,14 +357,14 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
   it('receiver slower than the read timeout: abandoned and sent again, without doubles', async () => {
     const sim = await start();
     sim.faults.next(1, { close: 'after-processing', delayMs: 2_000 });
-    const result = await driverFor(sim, {}, { timeouts: { readMs: 150 } }).ship(docs(4));
+    const result = await driverFor(sim, {}, { timeouts: { readMs: 150 } }).send(docs(4));
     expect(result).toMatchObject({ shipped: 4, failed: 0, retried: 4 });
     expectConserved(result, 4, sim);
   });
 
   it('refused credentials: exactly one request, everything failed, the secret appears nowhere', async () => {
     const sim = await start({ flavor: 'opensearch' });
-    const result = await driverFor(sim, { password: 'wrong-password-42' }).ship(docs(12));
+    const result = await driverFor(sim, { password: 'wrong-password-42' }).send(docs(12));
     expect(sim.store.requests).toHaveLength(1);
     expect(result).toEqual({
       shipped: 0,
@@ -387,7 +387,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
 
   it('a body over http.max_content_length (413): halves are sent until they fit', async () => {
     const sim = await start({ maxContentLength: 600 });
-    const result = await driverFor(sim, {}, { batch: { maxEvents: 8 } }).ship(docs(8, 8));
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 8 } }).send(docs(8, 8));
     expect(result).toMatchObject({ shipped: 8, failed: 0 });
     expect(sim.store.requests.some((r) => r.status === 413)).toBe(true);
     expectConserved(result, 8, sim);
@@ -403,7 +403,7 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
       sim,
       {},
       { batch: { maxEvents: 7, concurrency: 4 }, retry: { attempts: 8 } },
-    ).ship(docs(200, 13));
+    ).send(docs(200, 13));
     expect(result).toMatchObject({ shipped: 200, failed: 0 });
     expect(sequences(sim)).toEqual(range(200));
     expectConserved(result, 200, sim);
@@ -415,7 +415,7 @@ describe('vendorB_bulk driver: TLS', () => {
 
   it('trusts a cluster whose certificate a configured CA signed', async () => {
     const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
-    expect(await driverFor(sim, { ca_pem: tls.caCert }).ship(docs(4))).toMatchObject({
+    expect(await driverFor(sim, { ca_pem: tls.caCert }).send(docs(4))).toMatchObject({
       shipped: 4,
       failed: 0,
     });
@@ -424,7 +424,7 @@ describe('vendorB_bulk driver: TLS', () => {
   it('refuses an untrusted certificate without retrying', async () => {
     const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
     const driver = driverFor(sim);
-    const result = await driver.ship(docs(4));
+    const result = await driver.send(docs(4));
     expect(result).toMatchObject({ shipped: 0, failed: 4, retried: 0 });
     expect(result.errors[0]).toMatch(
       /TLS failure \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*trust the SIEM's CA with ca_pem$/,
@@ -472,7 +472,7 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
   it('wipes with _delete_by_query after a refresh, so documents shipped a moment ago go too', async () => {
     const sim = await start({ flavor: 'opensearch', visibility: 'on_refresh' });
     const driver = driverFor(sim);
-    await driver.ship(docs(9));
+    await driver.send(docs(9));
     expect(await driver.wipe([INDEX, 'never-written'])).toEqual([
       { ok: true, index: INDEX, deleted: 9 },
       { ok: true, index: 'never-written', deleted: 0 },
@@ -486,7 +486,7 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
   it('a 404 that is not index_not_found_exception (a proxy page) fails the wipe with its cause', async () => {
     const sim = await start();
     const driver = driverFor(sim);
-    await driver.ship(docs(3));
+    await driver.send(docs(3));
     const page = { status: 404, body: NOT_FOUND_PAGE, headers: { 'content-type': 'text/html' } };
     sim.faults.next(1, { ...page, match: { path: `/${INDEX}/_refresh` } });
     expect(await driver.wipe([INDEX])).toEqual([
@@ -510,7 +510,7 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
   it('a delete-by-query that timed out fails the wipe and says how many documents went', async () => {
     const sim = await start();
     const driver = driverFor(sim);
-    await driver.ship(docs(3));
+    await driver.send(docs(3));
     sim.faults.next(1, {
       status: 200,
       body: {
@@ -541,7 +541,7 @@ describe('vendorB_bulk driver: indexes, wipe and check', () => {
   it('takes a second pass over documents that changed during the wipe', async () => {
     const sim = await start();
     const driver = driverFor(sim);
-    await driver.ship(docs(6));
+    await driver.send(docs(6));
     sim.deleteByQueryConflicts = 2;
     expect(await driver.wipe([INDEX])).toEqual([{ ok: true, index: INDEX, deleted: 6 }]);
   });

@@ -1,19 +1,26 @@
-import type { BulkDestination } from '../../destinations/destination-types.ts';
-import { indexNameProblem } from '../../destinations/index-name.ts';
 import type { SendBatch } from '../shared/deliver.ts';
 import { type HttpDriverOptions, resolveDriverOptions, warnIfUnverified } from '../shared/driver-options.ts';
 import { HttpEndpoint } from '../shared/http-endpoint.ts';
+import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { requestBody } from '../shared/request-body.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
-import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import type {
+  CheckStep,
+  IndexingSiemClient,
+  IndexOutcome,
+  SendOptions,
+  ShipResult,
+  SiemDeps,
+} from '../siem-client.ts';
 import { failure } from '../siem-failure.ts';
 import { type BulkAdminContext, checkBulk, ensureBulkIndex, wipeBulkIndex } from './bulk-admin.ts';
 import { classifyBulkAnswer } from './bulk-classify.ts';
 import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
+import type { BulkDestination } from './bulk-settings.ts';
 
 /** 5,000 documents or 5 MiB per request (the bulk helpers' defaults), four requests in flight. */
 export const BULK_BATCH_DEFAULTS: BatchLimits = { maxEvents: 5_000, maxBytes: 5 << 20, concurrency: 4 };
@@ -34,9 +41,9 @@ const BULK_PATH = '/_bulk?filter_path=errors,items.*.status,items.*.error';
  */
 export function createBulkDriver(
   destination: BulkDestination,
-  deps: DriverDeps,
+  deps: SiemDeps,
   options: HttpDriverOptions = {},
-): Driver {
+): IndexingSiemClient {
   const opts = resolveDriverOptions(options, BULK_BATCH_DEFAULTS);
   const siem = destination.name;
   const secrets = [destination.api_key, destination.password].filter(
@@ -67,15 +74,14 @@ export function createBulkDriver(
     wipeTimeoutMs: opts.jobTimeoutMs,
   };
   const badIndex = (index: string): string | undefined => {
-    const problem = indexNameProblem('vendorB_bulk', index);
+    const problem = plainIndexNameProblem(index, { dots: true });
     return problem ? `index name "${index}" refused: ${problem}` : undefined;
   };
 
   return {
-    driver: 'vendorB_bulk',
     destination,
 
-    async ship(batches, shipOptions: ShipOptions = {}): Promise<ShipResult> {
+    async send(batches, shipOptions: SendOptions = {}): Promise<ShipResult> {
       const ledger = new ShipLedger(shipOptions.onProgress);
       const signal = shipOptions.signal ?? new AbortController().signal;
       const index = shipOptions.index ?? destination.index;

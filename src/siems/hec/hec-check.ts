@@ -1,9 +1,9 @@
-import type { HecDestination } from '../../destinations/destination-types.ts';
 import type { HttpEndpoint } from '../shared/http-endpoint.ts';
 import { endpointLabel } from '../shared/siem-message.ts';
 import type { CheckStep } from '../siem-client.ts';
 import { parseHecReply } from './hec-classify.ts';
 import { hecIndexExists, type ManagementContext, serverInfo } from './hec-management.ts';
+import type { HecDestination } from './hec-settings.ts';
 
 /** What the connectivity check of a HEC destination uses. */
 export interface HecCheckInput {

@@ -8,16 +8,16 @@ import {
   startHecSimulator,
 } from '../../../test/simulators/hec-simulator.ts';
 import { systemClock } from '../../clock.ts';
-import type { HecDestination } from '../../destinations/destination-types.ts';
 import type { Logger } from '../../logger.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import type { Wait } from '../shared/backoff.ts';
-import type { Driver, ShipCounters, ShipResult } from '../siem-client.ts';
+import type { IndexingSiemClient, ShipCounters, ShipResult } from '../siem-client.ts';
 import { createHecDriver, type HecDriverOptions } from './hec-driver.ts';
+import type { HecDestination } from './hec-settings.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 let sims: HecSimulator[] = [];
-let drivers: Driver[] = [];
+let drivers: IndexingSiemClient[] = [];
 afterEach(async () => {
   await Promise.all(drivers.map((d) => d.close()));
   await Promise.all(sims.map((s) => s.close()));
@@ -83,7 +83,7 @@ function driverFor(
   overrides: Partial<HecDestination> = {},
   options: HecDriverOptions = {},
   log: Logger = recordingLogger(),
-): Driver {
+): IndexingSiemClient {
   const driver = createHecDriver(
     destinationFor(sim, overrides),
     { log, clock: systemClock },
@@ -125,7 +125,7 @@ describe('vendorA_hec driver: shipping', () => {
     const channel = randomUUID();
     const progress: ShipCounters[] = [];
     const driver = driverFor(sim, { channel });
-    const result = await driver.ship(leef(10), { onProgress: (c) => progress.push({ ...c }) });
+    const result = await driver.send(leef(10), { onProgress: (c) => progress.push({ ...c }) });
 
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 0, errors: [] });
     expect(progress.map((p) => p.shipped)).toEqual([4, 8, 10]);
@@ -159,7 +159,7 @@ describe('vendorA_hec driver: shipping', () => {
     const sim = await start({ indexes: ['lab', 'noise-web'] });
     const driver = driverFor(sim, { payload_format: 'ecs', sourcetype: null, source: null });
     const doc = { '@timestamp': '2026-03-01T12:00:00.250Z', host: { name: 'web-1' }, message: 'GET /' };
-    const result = await driver.ship(
+    const result = await driver.send(
       (async function* () {
         yield [{ doc, time: T0 + 250 }];
       })(),
@@ -184,7 +184,7 @@ describe('vendorA_hec driver: shipping', () => {
         batch.push({ line: `LEEF:2.0|V|P|1|E|^|seq=${i}^msg=${'日志'.repeat(200)}`, time: T0 + i });
       yield batch;
     };
-    const result = await driver.ship(wide());
+    const result = await driver.send(wide());
     expect(result).toMatchObject({ shipped: 30, failed: 0, retried: 0 });
     expect(seqs(sim).sort((a, b) => a - b)).toEqual(range(30));
     const bodies = sim.store.requests.map((r) => gunzipSync(r.body).length);
@@ -195,7 +195,7 @@ describe('vendorA_hec driver: shipping', () => {
   it('uses the shipping time for events without a readable time', async () => {
     const sim = await start();
     const driver = driverFor(sim);
-    await driver.ship(
+    await driver.send(
       (async function* () {
         yield [{ line: 'LEEF:1.0|a|b|c|d|msg=no time', time: null }];
       })(),
@@ -212,7 +212,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const wait = steppedWait(async (n) => {
       if (n === 2) await sim.faults.accept();
     });
-    const result = await driverFor(sim, {}, { wait }).ship(leef(10));
+    const result = await driverFor(sim, {}, { wait }).send(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 8 });
     expect(wait.delays).toEqual([10, 20]);
     expect(seqs(sim)).toEqual(range(10));
@@ -223,7 +223,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const sim = await start();
     await sim.faults.refuse();
     const wait = steppedWait();
-    const result = await driverFor(sim, {}, { wait }).ship(leef(10));
+    const result = await driverFor(sim, {}, { wait }).send(leef(10));
     expect(result).toEqual({
       shipped: 0,
       failed: 10,
@@ -249,7 +249,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const sim = await start();
     sim.faults.closeAfter(20);
     sim.faults.next(1, { close: 'mid-body', afterBytes: 10, reset: true });
-    const result = await driverFor(sim).ship(leef(10));
+    const result = await driverFor(sim).send(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 8 });
     expect(sim.store.requests.map((r) => r.fault)).toEqual([
       'close mid-body',
@@ -265,7 +265,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('connection dropped after the collector stored the batch: re-sent, so HEC (no indexer ack) holds that batch twice', async () => {
     const sim = await start();
     sim.faults.acceptThenClose(1);
-    const result = await driverFor(sim).ship(leef(10));
+    const result = await driverFor(sim).send(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 4 });
     // At-least-once: the only delivery risk a HEC client without acknowledgement cannot rule out.
     expect(seqs(sim)).toEqual([0, 1, 2, 3, ...range(10)]);
@@ -276,7 +276,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     sim.faults.next(2, { status: 503 });
     sim.faults.next(1, { status: 429 });
     const wait = steppedWait();
-    const result = await driverFor(sim, {}, { wait }).ship(leef(10));
+    const result = await driverFor(sim, {}, { wait }).send(leef(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0, retried: 12 });
     expect(wait.delays).toEqual([10, 20, 40]);
     expect(sim.store.requests.map((r) => r.status)).toEqual([503, 503, 429, 200, 200, 200]);
@@ -290,7 +290,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const wait = steppedWait((n) => {
       if (n === 3) sim.busy = false;
     });
-    const result = await driverFor(sim, {}, { wait }).ship(leef(6));
+    const result = await driverFor(sim, {}, { wait }).send(leef(6));
     expect(result).toMatchObject({ shipped: 6, failed: 0, retried: 12 });
     expectConserved(result, 6, sim);
   });
@@ -299,7 +299,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
     const sim = await start();
     sim.faults.delayMs = 25;
     sim.faults.readBytesPerSecond = 20_000;
-    const result = await driverFor(sim, {}, { batch: { maxEvents: 4, concurrency: 3 } }).ship(leef(20));
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 4, concurrency: 3 } }).send(leef(20));
     expect(result).toMatchObject({ shipped: 20, failed: 0, retried: 0 });
     expect(seqs(sim).sort((a, b) => a - b)).toEqual(range(20));
     expectConserved(result, 20, sim);
@@ -308,7 +308,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('receiver slower than the read timeout: the request is abandoned and sent again', async () => {
     const sim = await start();
     sim.faults.next(1, { status: 503, delayMs: 2_000 });
-    const result = await driverFor(sim, {}, { timeouts: { readMs: 150 } }).ship(leef(4));
+    const result = await driverFor(sim, {}, { timeouts: { readMs: 150 } }).send(leef(4));
     expect(result).toMatchObject({ shipped: 4, failed: 0, retried: 4 });
     expectConserved(result, 4, sim);
   });
@@ -316,7 +316,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('one event the collector refuses (code 6 at its position): the ones before count as taken, the rest are re-sent', async () => {
     const sim = await start({ maxEventBytes: 200 });
     const long = `LEEF:2.0|Socdrill|Test|1.0|E2|^|seq=2^pad=${'x'.repeat(200)}`;
-    const result = await driverFor(sim, {}, { batch: { maxEvents: 5 } }).ship(
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 5 } }).send(
       (async function* () {
         const events = [...(await leef(5).next()).value!];
         events[2] = { line: long, time: T0 };
@@ -346,7 +346,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
 
   it('an index the collector refuses (code 7): one request, the shipment stops, the error names the index', async () => {
     const sim = await start();
-    const result = await driverFor(sim).ship(leef(12), { index: 'not-there' });
+    const result = await driverFor(sim).send(leef(12), { index: 'not-there' });
     expect(sim.store.requests).toHaveLength(1);
     expect(result).toEqual({
       shipped: 0,
@@ -370,7 +370,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('a refused token: exactly one request, everything failed, the token appears nowhere', async () => {
     const sim = await start();
     const token = 'secret-token-that-must-not-leak-0001';
-    const result = await driverFor(sim, { token }).ship(leef(12));
+    const result = await driverFor(sim, { token }).send(leef(12));
     expect(sim.store.requests).toHaveLength(1);
     expect(result).toMatchObject({ shipped: 0, failed: 12, retried: 0 });
     expect(result.errors).toEqual([
@@ -382,7 +382,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('scrubs a secret an answer echoes back out of every message', async () => {
     const sim = await start();
     sim.faults.next(4, { status: 500, body: { text: `token ${sim.token} is broken`, code: 8 } });
-    const result = await driverFor(sim).ship(leef(4));
+    const result = await driverFor(sim).send(leef(4));
     expect(result.errors).toEqual([
       `SIEM "splunk-lab" ${sim.url}/services/collector/event: HTTP 500 token [redacted] is broken (code 8); gave up after 4 attempts`,
     ]);
@@ -390,7 +390,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
 
   it('a body over the collector limit (413): halves are sent until they fit', async () => {
     const sim = await start({ maxContentLength: 160 });
-    const result = await driverFor(sim, {}, { batch: { maxEvents: 8 } }).ship(leef(8, 8));
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 8 } }).send(leef(8, 8));
     expect(result).toMatchObject({ shipped: 8, failed: 0 });
     expect(sim.store.requests.filter((r) => r.status === 413).length).toBeGreaterThan(0);
     expect(seqs(sim)).toEqual(range(8));
@@ -400,7 +400,7 @@ describe('vendorA_hec driver: faults (after each one the counts add up)', () => 
   it('cancellation: stops reading, counts what it took as failed, ships nothing more', async () => {
     const sim = await start();
     const controller = new AbortController();
-    const result = await driverFor(sim).ship(leef(40), {
+    const result = await driverFor(sim).send(leef(40), {
       signal: controller.signal,
       onProgress: (c) => {
         if (c.shipped >= 8) controller.abort();
@@ -419,7 +419,7 @@ describe('vendorA_hec driver: TLS', () => {
 
   it('trusts a collector whose certificate a configured CA signed', async () => {
     const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
-    const result = await driverFor(sim, { ca_pem: tls.caCert }).ship(leef(6));
+    const result = await driverFor(sim, { ca_pem: tls.caCert }).send(leef(6));
     expect(result).toMatchObject({ shipped: 6, failed: 0 });
     expect(sim.url.startsWith('https://')).toBe(true);
   });
@@ -427,7 +427,7 @@ describe('vendorA_hec driver: TLS', () => {
   it('refuses an untrusted certificate at once (no retries) and says how to fix it', async () => {
     const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
     const wait = steppedWait();
-    const result = await driverFor(sim, { ca_pem: tls.otherCaCert }, { wait }).ship(leef(6));
+    const result = await driverFor(sim, { ca_pem: tls.otherCaCert }, { wait }).send(leef(6));
     expect(result).toMatchObject({ shipped: 0, failed: 6, retried: 0 });
     expect(wait.delays).toEqual([]);
     expect(result.errors).toEqual([
@@ -440,8 +440,8 @@ describe('vendorA_hec driver: TLS', () => {
     const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
     const log = recordingLogger();
     const driver = driverFor(sim, { tls_verify: false }, {}, log);
-    expect((await driver.ship(leef(3))).shipped).toBe(3);
-    expect((await driver.ship(leef(3))).shipped).toBe(3);
+    expect((await driver.send(leef(3))).shipped).toBe(3);
+    expect((await driver.send(leef(3))).shipped).toBe(3);
     expect(log.warnings).toEqual(['TLS certificate verification is off for this SIEM (tls_verify=false).']);
   });
 });

@@ -1,28 +1,35 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { HecDestination } from '../../destinations/destination-types.ts';
-import { indexNameProblem } from '../../destinations/index-name.ts';
 import type { SendBatch } from '../shared/deliver.ts';
 import { type HttpDriverOptions, resolveDriverOptions, warnIfUnverified } from '../shared/driver-options.ts';
 import { HttpEndpoint } from '../shared/http-endpoint.ts';
+import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { BodyBuffers, maxBodyBytes, writeRequestBody } from '../shared/request-body.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
-import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import type {
+  CheckStep,
+  IndexingSiemClient,
+  IndexOutcome,
+  SendOptions,
+  ShipResult,
+  SiemDeps,
+} from '../siem-client.ts';
 import { failure } from '../siem-failure.ts';
 import { checkHec } from './hec-check.ts';
 import { classifyHecAnswer } from './hec-classify.ts';
 import { createHecEncoder } from './hec-encode.ts';
 import { ensureHecIndex, type ManagementContext, wipeHecIndex } from './hec-management.ts';
+import type { HecDestination } from './hec-settings.ts';
 
 /** HEC tuning: the bulk options plus the gzip level of request bodies. */
 export interface HecDriverOptions extends HttpDriverOptions {
   /** zlib level 1-9 (default 1: the collector is usually near, and CPU is the scarce resource). */
   readonly gzipLevel?: number;
-  /** Retry a 404 from the collector (default: deps.hecRetryNotFound, else false: stop). */
+  /** Retry a 404 from the collector (HEC_RETRY_NOT_FOUND; default false: stop). */
   readonly retryNotFound?: boolean;
 }
 
@@ -38,12 +45,12 @@ const gzipAsync = promisify(gzip);
  */
 export function createHecDriver(
   destination: HecDestination,
-  deps: DriverDeps,
+  deps: SiemDeps,
   options: HecDriverOptions = {},
-): Driver {
+): IndexingSiemClient {
   const opts = resolveDriverOptions(options, HEC_BATCH_DEFAULTS);
   const gzipLevel = options.gzipLevel ?? 1;
-  const retryNotFound = options.retryNotFound ?? deps.hecRetryNotFound ?? false;
+  const retryNotFound = options.retryNotFound ?? false;
   const siem = destination.name;
   const secrets = [destination.token, destination.management_token, destination.management_password].filter(
     (s): s is string => typeof s === 'string',
@@ -87,23 +94,22 @@ export function createHecDriver(
 
   /** Index names are validated on input already; a wildcard here could wipe far more than the lab's data. */
   const badIndex = (index: string): IndexOutcome | undefined => {
-    const problem = indexNameProblem('vendorA_hec', index);
+    const problem = plainIndexNameProblem(index, { dots: false });
     return problem
       ? { ok: false, index, error: message(collector.label(''), `index name "${index}" refused: ${problem}`) }
       : undefined;
   };
 
   return {
-    driver: 'vendorA_hec',
     destination,
 
-    async ship(batches, shipOptions: ShipOptions = {}): Promise<ShipResult> {
+    async send(batches, shipOptions: SendOptions = {}): Promise<ShipResult> {
       const ledger = new ShipLedger(shipOptions.onProgress);
       const signal = shipOptions.signal ?? new AbortController().signal;
       const index = shipOptions.index ?? destination.index;
       const label = collector.label(EVENT_PATH);
       const describe = (cause: string) => message(label, cause);
-      const problem = index === null ? undefined : indexNameProblem('vendorA_hec', index);
+      const problem = index === null ? undefined : plainIndexNameProblem(index, { dots: false });
       if (problem) ledger.stop(failure('config', describe(`index name "${index}" refused: ${problem}`)));
       const encode = createHecEncoder({
         format: destination.payload_format,

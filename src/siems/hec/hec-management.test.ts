@@ -5,15 +5,15 @@ import {
   startHecSimulator,
 } from '../../../test/simulators/hec-simulator.ts';
 import { systemClock } from '../../clock.ts';
-import type { HecDestination } from '../../destinations/destination-types.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
-import type { Driver } from '../siem-client.ts';
+import type { IndexingSiemClient } from '../siem-client.ts';
 import { createHecDriver, type HecDriverOptions } from './hec-driver.ts';
+import type { HecDestination } from './hec-settings.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 let sims: HecSimulator[] = [];
-let drivers: Driver[] = [];
+let drivers: IndexingSiemClient[] = [];
 afterEach(async () => {
   await Promise.all(drivers.map((d) => d.close()));
   await Promise.all(sims.map((s) => s.close()));
@@ -31,7 +31,7 @@ function driverFor(
   sim: HecSimulator,
   overrides: Partial<HecDestination> = {},
   options: HecDriverOptions = {},
-): Driver {
+): IndexingSiemClient {
   const destination: HecDestination = {
     id: 'dest-hec',
     name: 'splunk-lab',
@@ -65,9 +65,9 @@ function driverFor(
 }
 
 /** Events at `times` (epoch ms) into `index`. */
-async function ship(driver: Driver, index: string, times: number[]): Promise<void> {
+async function ship(driver: IndexingSiemClient, index: string, times: number[]): Promise<void> {
   const events: OutboundEvent[] = times.map((time, i) => ({ line: `LEEF:2.0|S|T|1|E|^|n=${i}`, time }));
-  const result = await driver.ship(
+  const result = await driver.send(
     (async function* () {
       yield events;
     })(),

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
-import type { TlsSettings } from '../../destinations/destination-types.ts';
 import { classifyNetworkError, type NetworkFailure } from './network-failure.ts';
 import { endpointLabel, joinPath } from './siem-message.ts';
+import type { TlsSettings } from './tls-options.ts';
 import { tlsConnectOptions } from './tls-options.ts';
 
 /** Connect and read limits of a driver's HTTP requests. */

@@ -1,5 +1,10 @@
 import { rootCertificates } from 'node:tls';
-import type { TlsSettings } from '../../destinations/destination-types.ts';
+
+/** TLS settings of an outbound connection, as a client reads them (shared/tls-settings.ts). */
+export interface TlsSettings {
+  readonly tls_verify: boolean;
+  readonly ca_pem: string | null;
+}
 
 /** TLS part of an undici connector: what `tls_verify` and `ca_pem` mean for every HTTP driver. */
 export interface TlsConnectOptions {

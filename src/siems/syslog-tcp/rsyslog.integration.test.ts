@@ -7,10 +7,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../clock.ts';
-import type { Framing, SyslogDestination, SyslogFormat } from '../../destinations/destination-types.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
+import type { Framing, SyslogFormat } from '../../pipeline/syslog/syslog-options.ts';
 import { createSyslogDriver } from './syslog-driver.ts';
+import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 // A private rsyslogd from Debian's package (.ci/run installs it): its own config, work directory
 // and pid file under .tmp, one imtcp input on a free loopback port, one omfile action. No
@@ -200,7 +201,7 @@ describe.skipIf(!binary)('syslog_tcp driver against a real rsyslogd', () => {
         log: createLogger('silent'),
         clock: systemClock,
       });
-      const result = await driver.ship(batches(), { syslog: { sourceIdentity: host } });
+      const result = await driver.send(batches(), { identity: host });
       expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0, errors: [] });
 
       const lines = await linesOf(host, total);

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { TlsSettings } from '../../destinations/destination-types.ts';
 import { classifyNetworkError } from '../shared/network-failure.ts';
+import type { TlsSettings } from '../shared/tls-options.ts';
 import { tlsConnectOptions } from '../shared/tls-options.ts';
 
 /** Where and how to connect. */

@@ -4,7 +4,6 @@ import { startFaultProxy } from '../../../test/helpers/fault-proxy.ts';
 import { sharedTlsFixtures } from '../../../test/helpers/tls-fixtures.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../../test/simulators/syslog-simulator.ts';
 import { manualClock } from '../../clock.ts';
-import type { SyslogDestination } from '../../destinations/destination-types.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import { prepareShipment } from '../../pipeline/shipment/prepare-shipment.ts';
@@ -12,6 +11,7 @@ import { shipmentEvents } from '../../pipeline/shipment/shipment-events.ts';
 import type { Wait } from '../shared/backoff.ts';
 import type { ShipCounters, ShipResult } from '../siem-client.ts';
 import { createSyslogDriver, type SyslogDriverOptions } from './syslog-driver.ts';
+import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 const T = Date.UTC(2026, 2, 7, 9, 5, 3, 42); // 2026-03-07T09:05:03.042Z
 const NOW = Date.UTC(2026, 10, 22, 18, 0, 0);
@@ -116,7 +116,7 @@ describe('syslog_tcp driver: what arrives', () => {
   it('sends one LF-terminated frame per event with a synthesized RFC 3164 header', async () => {
     const sim = await simulator({ framing: 'lf' });
     const driver = driverFor(destination({ port: sim.port }));
-    const result = await driver.ship(events(3));
+    const result = await driver.send(events(3));
     expect(sim.store.texts()).toEqual([expected(0), expected(1), expected(2)]);
     const bytes = [0, 1, 2].reduce((sum, i) => sum + Buffer.byteLength(`${expected(i)}\n`), 0);
     expect(result).toEqual({ shipped: 3, failed: 0, retried: 0, bytes, errors: [], failures: [] });
@@ -138,7 +138,7 @@ describe('syslog_tcp driver: what arrives', () => {
     );
     const long = (i: number) => `LEEF:2.0|V|P|1|E|^|n=${i}^msg=${'x'.repeat(300)}`;
     // Events given as strings...
-    const result = await driver.ship(
+    const result = await driver.send(
       (async function* () {
         yield [
           { line: long(0), time: T },
@@ -156,7 +156,7 @@ describe('syslog_tcp driver: what arrives', () => {
       format: 'leef',
       now: NOW,
     });
-    expect(await driver.ship(shipmentEvents(shipment, 0, { kind: 'leef' }))).toMatchObject({ shipped: 4 });
+    expect(await driver.send(shipmentEvents(shipment, 0, { kind: 'leef' }))).toMatchObject({ shipped: 4 });
     expect(warnings).toEqual([
       {
         obj: { siem: 'siem-q', endpoint: `tcp://127.0.0.1:${sim.port}`, long_messages: 2, limit_bytes: 200 },
@@ -175,7 +175,7 @@ describe('syslog_tcp driver: what arrives', () => {
       destination({ port: sim.port, framing: 'octet_counting', syslog_format: 'rfc5424' }),
     );
     const line = 'LEEF:2.0|Lab|FW|1|allow|^|msg=zeile eins\nzeile zwei ü';
-    const result = await driver.ship(
+    const result = await driver.send(
       (async function* () {
         yield [
           { line, time: T },
@@ -198,16 +198,16 @@ describe('syslog_tcp driver: what arrives', () => {
     const one = async function* () {
       yield [{ line: withHeader, time: T }];
     };
-    await driver.ship(one(), { syslog: { sourceIdentity: 'exercise-7' } });
-    await driver.ship(one(), { syslog: { headerMode: 'preserve_raw' } });
-    await driver.ship(one());
+    await driver.send(one(), { identity: 'exercise-7' });
+    await driverFor(destination({ port: sim.port, header_mode: 'preserve_raw' })).send(one());
+    await driver.send(one());
     expect(sim.store.texts()).toEqual([`<134>Mar  7 09:05:03 exercise-7 ${leef(0)}`, withHeader, withHeader]);
   });
 
   it('counts events it cannot send as failed, with the reason, and sends the others', async () => {
     const sim = await simulator({ framing: 'lf' });
     const driver = driverFor(destination({ port: sim.port }), { maxMessageBytes: 1_000 });
-    const result = await driver.ship(
+    const result = await driver.send(
       (async function* () {
         yield [
           { line: leef(0), time: T },
@@ -233,7 +233,7 @@ describe('syslog_tcp driver: what arrives', () => {
     const driver = driverFor(
       destination({ port: sim.port, source_identity: null, header_mode: 'force_synthesize' }),
     );
-    const result = await driver.ship(events(1_200));
+    const result = await driver.send(events(1_200));
     expect(result).toEqual({
       shipped: 0,
       failed: 1_200,
@@ -264,7 +264,7 @@ describe('syslog_tcp driver: what arrives', () => {
     });
     const progress: ShipCounters[] = [];
     const total = 2_000; // about 340 KiB of frames
-    const result = await driver.ship(events(total, 100), { onProgress: (c) => progress.push({ ...c }) });
+    const result = await driver.send(events(total, 100), { onProgress: (c) => progress.push({ ...c }) });
     expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0 });
     expect(sim.store.texts()).toEqual(Array.from({ length: total }, (_, i) => expected(i)));
     expect(sim.store.connections).toBe(progress.length);
@@ -282,7 +282,7 @@ describe('syslog_tcp driver: faults', () => {
     await sim.faults.refuse();
     const wait = recordingWait(() => sim.faults.accept());
     const driver = driverFor(destination({ port: sim.port }), { wait });
-    const result = await driver.ship(events(1_000));
+    const result = await driver.send(events(1_000));
     expect(result).toMatchObject({ shipped: 1_000, failed: 0, retried: 0, errors: [] });
     // One retry, jittered between the base delay and twice it.
     expect(wait.delays).toHaveLength(1);
@@ -301,7 +301,7 @@ describe('syslog_tcp driver: faults', () => {
       retry: { attempts: 4, baseMs: 100, capMs: 250 },
     });
     let pulled = 0;
-    const result = await driver.ship(events(5_000, 500, (n) => (pulled = n)));
+    const result = await driver.send(events(5_000, 500, (n) => (pulled = n)));
     expect(pulled).toBe(4_500); // the input is read to the end and counted
     expect(result).toEqual({
       shipped: 0,
@@ -333,7 +333,7 @@ describe('syslog_tcp driver: faults', () => {
     sim.faults.dropAfterMessages(1_500);
     const total = 20_000;
     const driver = driverFor(destination({ port: sim.port }), { confirm: { bytes: 1 << 20 } });
-    const result = await driver.ship(events(total));
+    const result = await driver.send(events(total));
     expect(result).toMatchObject({ shipped: total, failed: 0, errors: [] });
     expect(result.retried).toBeGreaterThan(0);
     expectConserved(result, total, sim);
@@ -346,7 +346,7 @@ describe('syslog_tcp driver: faults', () => {
     sim.faults.dropAfterBytes(300_001, { reset: true });
     const total = 20_000;
     const driver = driverFor(destination({ port: sim.port }), { confirm: { bytes: 1 << 20 } });
-    const result = await driver.ship(events(total));
+    const result = await driver.send(events(total));
     expect(result).toMatchObject({ shipped: total, failed: 0 });
     expect(result.retried).toBeGreaterThan(0);
     expectConserved(result, total, sim);
@@ -364,7 +364,7 @@ describe('syslog_tcp driver: faults', () => {
       confirm: { bytes: 2 << 20 },
     });
     const total = 20_000;
-    const result = await driver.ship(events(total));
+    const result = await driver.send(events(total));
     expect(proxy.stats.resets).toBe(1);
     expect(wait.delays).toHaveLength(1);
     expect(result).toMatchObject({ shipped: total, failed: 0 });
@@ -377,7 +377,7 @@ describe('syslog_tcp driver: faults', () => {
     sim.faults.dropAfterMessages(800, { connections: 3 });
     const total = 3_000;
     const driver = driverFor(destination({ port: sim.port }));
-    const result = await driver.ship(events(total));
+    const result = await driver.send(events(total));
     expect(result.shipped).toBe(0);
     expect(result.failed).toBe(total);
     const at = `SIEM "siem-q" tcp://127.0.0.1:${sim.port}`;
@@ -413,7 +413,7 @@ describe('syslog_tcp driver: faults', () => {
       confirm: { bytes: limit },
       chunkBytes: 32 * 1024,
     });
-    const result = await driver.ship(
+    const result = await driver.send(
       events(total, 100, (n) => {
         pulled = n;
         maxInFlight = Math.max(maxInFlight, n * frameBytes - sim.store.bytesReceived);
@@ -440,7 +440,7 @@ describe('syslog_tcp driver: faults', () => {
       chunkBytes: 16 * 1024,
       timeouts: { idleMs: 100 },
     });
-    const result = await driver.ship(events(total, 100));
+    const result = await driver.send(events(total, 100));
     expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0, errors: [] });
     expect(sim.store.texts()).toEqual(Array.from({ length: total }, (_, i) => expected(i)));
   });
@@ -454,7 +454,7 @@ describe('syslog_tcp driver: faults', () => {
       timeouts: { idleMs: 300 },
       retry: { attempts: 2, baseMs: 10, capMs: 10 },
     });
-    const result = await driver.ship(events(total));
+    const result = await driver.send(events(total));
     expect(result.shipped).toBe(0);
     expect(result.failed).toBe(total);
     expect(result.errors[0]).toBe(
@@ -471,7 +471,7 @@ describe('syslog_tcp driver: faults', () => {
     const controller = new AbortController();
     const driver = driverFor(destination({ port: sim.port }), { confirm: { bytes: 64 * 1024 } });
     let pulled = 0;
-    const result = await driver.ship(
+    const result = await driver.send(
       events(50_000, 500, (n) => (pulled = n + 500)),
       { signal: controller.signal, onProgress: () => controller.abort() },
     );
@@ -499,7 +499,7 @@ describe('syslog_tcp driver: TLS', () => {
         host: 'localhost',
       }),
     );
-    const result = await driver.ship(events(2_000));
+    const result = await driver.send(events(2_000));
     expect(result).toMatchObject({ shipped: 2_000, failed: 0, retried: 0 });
     expect(sim.store.texts()).toEqual(Array.from({ length: 2_000 }, (_, i) => expected(i)));
   });
@@ -513,7 +513,7 @@ describe('syslog_tcp driver: TLS', () => {
     const driver = driverFor(destination({ port: sim.port, tls: true, ca_pem: fixtures.otherCaCert }), {
       wait,
     });
-    const result = await driver.ship(events(1_000));
+    const result = await driver.send(events(1_000));
     expect(result).toMatchObject({ shipped: 0, failed: 1_000, retried: 0 });
     expect(result.errors).toEqual([
       `SIEM "siem-q" tls://127.0.0.1:${sim.port}: TLS failure (UNABLE_TO_VERIFY_LEAF_SIGNATURE): ` +
@@ -529,7 +529,7 @@ describe('syslog_tcp driver: TLS', () => {
       tls: { cert: fixtures.serverCert, key: fixtures.serverKey },
     });
     const driver = driverFor(destination({ port: sim.port, tls: true, tls_verify: false }));
-    const result = await driver.ship(events(10));
+    const result = await driver.send(events(10));
     expect(result).toMatchObject({ shipped: 10, failed: 0 });
   });
 });
@@ -580,15 +580,5 @@ describe('syslog_tcp driver: check, indexes and wipe', () => {
         endpoint: `tcp://127.0.0.1:${sim.port}`,
       },
     ]);
-  });
-
-  it('has no indexes: ensureIndex and wipe succeed without touching the network', async () => {
-    const driver = driverFor(destination({ port: 1 }));
-    expect(await driver.ensureIndex('web-noise')).toEqual({ ok: true, index: 'web-noise', created: false });
-    expect(await driver.wipe(['a', 'b'])).toEqual([
-      { ok: true, index: 'a', deleted: null },
-      { ok: true, index: 'b', deleted: null },
-    ]);
-    await driver.close();
   });
 });

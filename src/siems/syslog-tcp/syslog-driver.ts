@@ -1,10 +1,9 @@
-import type { SyslogDestination } from '../../destinations/destination-types.ts';
 import type { OutboundBatch } from '../../pipeline/shipment/outbound-event.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, realWait, type Wait } from '../shared/backoff.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
-import type { CheckStep, Driver, DriverDeps, IndexOutcome, ShipOptions, ShipResult } from '../siem-client.ts';
+import type { CheckStep, SendOptions, ShipResult, SiemClient, SiemDeps } from '../siem-client.ts';
 import { type Failure, failure } from '../siem-failure.ts';
 import { BatchEncoder, type BatchSink } from './batch-encoder.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
@@ -17,6 +16,7 @@ import {
   syslogEndpointLabel,
 } from './syslog-connection.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, type EncodeRefusal, shipmentHeaderSettings } from './syslog-encode.ts';
+import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 /** Tuning of the syslog driver; every field has a default, tests and benchmarks override a few. */
 export interface SyslogDriverOptions {
@@ -58,9 +58,9 @@ const DEFAULT_CHUNK_BYTES = 128 * 1024;
  */
 export function createSyslogDriver(
   destination: SyslogDestination,
-  deps: DriverDeps,
+  deps: SiemDeps,
   options: SyslogDriverOptions = {},
-): Driver {
+): SiemClient {
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const timeouts: SyslogTimeouts = { ...DEFAULT_SYSLOG_TIMEOUTS, ...options.timeouts };
   const limits: ConfirmLimits = { ...DEFAULT_CONFIRM_LIMITS, ...options.confirm };
@@ -80,15 +80,14 @@ export function createSyslogDriver(
   }
 
   return {
-    driver: 'syslog_tcp',
     destination,
 
-    async ship(batches, shipOptions: ShipOptions = {}): Promise<ShipResult> {
+    async send(batches, shipOptions: SendOptions = {}): Promise<ShipResult> {
       const ledger = new ShipLedger(shipOptions.onProgress);
       const signal = shipOptions.signal ?? new AbortController().signal;
       const encoder = new BatchEncoder(
         {
-          header: shipmentHeaderSettings(destination, shipOptions.syslog),
+          header: shipmentHeaderSettings(destination, shipOptions.identity),
           framing: destination.framing,
           maxMessageBytes,
           now: shipOptions.now ?? deps.clock.now(),
@@ -158,16 +157,6 @@ export function createSyslogDriver(
         );
       }
       return logShipResult(deps.log, siem, ledger.result());
-    },
-
-    /** Syslog has no indexes: the caller tells the author to create it on the collector. */
-    async ensureIndex(index): Promise<IndexOutcome> {
-      return { ok: true, index, created: false };
-    },
-
-    /** Nothing to delete over syslog (the session wipe skips syslog_tcp); `deleted: null` says so. */
-    async wipe(indexes): Promise<IndexOutcome[]> {
-      return indexes.map((index) => ({ ok: true, index, deleted: null }));
     },
 
     async check(signal = new AbortController().signal): Promise<CheckStep[]> {

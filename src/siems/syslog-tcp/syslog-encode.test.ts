@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leefLine, mutatedLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
-import type { HeaderMode, SyslogDestination } from '../../destinations/destination-types.ts';
 import { framerFor } from '../../pipeline/syslog/framing.ts';
 import { createHeaderWriter } from '../../pipeline/syslog/header-mode.ts';
+import type { HeaderMode } from '../../pipeline/syslog/syslog-options.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
 import { createSyslogEncoder, type SyslogEncoderSettings, shipmentHeaderSettings } from './syslog-encode.ts';
+import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 const T = Date.UTC(2026, 2, 7, 9, 5, 3, 42); // 2026-03-07T09:05:03.042Z
 const NOW = Date.UTC(2026, 10, 22, 18, 0, 0);
@@ -58,23 +59,14 @@ describe('shipmentHeaderSettings', () => {
     });
   });
 
-  it("lets a shipment's header mode override the destination's", () => {
-    const s = shipmentHeaderSettings(destination(), { headerMode: 'preserve_raw' });
-    expect(s.mode).toBe('preserve_raw');
-    expect(s.sourceIdentity).toBe('lab-fw01');
-  });
-
   it("forces synthesized headers with a request's source identity, whatever the header mode", () => {
-    const s = shipmentHeaderSettings(destination({ header_mode: 'preserve_raw' }), {
-      sourceIdentity: 'exercise-7',
-      headerMode: 'preserve_raw',
-    });
+    const s = shipmentHeaderSettings(destination({ header_mode: 'preserve_raw' }), 'exercise-7');
     expect(s.mode).toBe('force_synthesize');
     expect(s.sourceIdentity).toBe('exercise-7');
   });
 
   it('treats an empty request identity as absent', () => {
-    expect(shipmentHeaderSettings(destination(), { sourceIdentity: '' }).mode).toBe('synthesize_if_missing');
+    expect(shipmentHeaderSettings(destination(), '').mode).toBe('synthesize_if_missing');
   });
 });
 

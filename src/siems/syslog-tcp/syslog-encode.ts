@@ -1,8 +1,8 @@
-import type { Framing, SyslogDestination } from '../../destinations/destination-types.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import { framerFor } from '../../pipeline/syslog/framing.ts';
 import { createHeaderWriter, type HeaderModeSettings } from '../../pipeline/syslog/header-mode.ts';
-import type { ShipOptions } from '../siem-client.ts';
+import type { Framing } from '../../pipeline/syslog/syslog-options.ts';
+import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 /**
  * Largest syslog message (header + LEEF, framing excluded) the driver sends, in UTF-8 bytes. A
@@ -30,12 +30,15 @@ export type SyslogEncoder = (event: OutboundEvent) => string | EncodeRefusal;
  * file the exercise under an unknown source. Events that need a header then fail with the reason.
  */
 export function shipmentHeaderSettings(
-  destination: SyslogDestination,
-  syslog: ShipOptions['syslog'] = {},
+  destination: Pick<
+    SyslogDestination,
+    'header_mode' | 'syslog_format' | 'source_identity' | 'facility' | 'severity'
+  >,
+  sourceIdentity?: string,
 ): HeaderModeSettings {
-  const identity = syslog.sourceIdentity ? syslog.sourceIdentity : undefined;
+  const identity = sourceIdentity ? sourceIdentity : undefined;
   return {
-    mode: identity !== undefined ? 'force_synthesize' : (syslog.headerMode ?? destination.header_mode),
+    mode: identity !== undefined ? 'force_synthesize' : destination.header_mode,
     format: destination.syslog_format,
     sourceIdentity: identity ?? destination.source_identity,
     facility: destination.facility,

@@ -1,0 +1,277 @@
+import type { Destination } from '../destinations/destination-types.ts';
+import type { Logger } from '../logger.ts';
+import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
+import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
+import type { ShipCounters, ShipResult, SiemClient } from '../siems/siem-client.ts';
+import { type Failure, failure, type SiemFailure } from '../siems/siem-failure.ts';
+import type { AnySiemKind } from '../siems/siem-kind.ts';
+import type { PreparedSources } from './prepared-sources.ts';
+import { type ArchiveIndex, landingIndex, routeFor } from './route-for.ts';
+
+/** A destination ready to ship to, with its kind. */
+export interface ShipTarget {
+  readonly destination: Destination;
+  readonly kind: AnySiemKind;
+}
+
+/** One shipment of prepared sources to one target. */
+export interface ShipRequest {
+  readonly target: ShipTarget;
+  readonly sources: PreparedSources;
+  /** Each source's own index choice (noise job archives); absent or null: none. */
+  readonly routing?: readonly (ArchiveIndex | null)[];
+  /** The syslog HOSTNAME the events carry, for a kind with the `sourceIdentity` capability. */
+  readonly identity?: string;
+  /**
+   * The rebase shift to apply instead of the one pass 1 found: several shipments on one timeline
+   * (an attempt's sections shipped hours apart) pass the same shift.
+   */
+  readonly shiftMs?: number;
+  readonly signal: AbortSignal;
+  /** Counts so far over all sources, after each acknowledged batch. */
+  readonly onProgress?: (counts: { shipped: number; failed: number }) => void;
+}
+
+/** What one source of a shipment came to. */
+export interface SourceOutcome {
+  readonly events: number;
+  readonly shipped: number;
+  readonly failed: number;
+}
+
+/** The outcome of a shipment; every event of the sources ends up shipped or failed. */
+export interface ShipOutcome {
+  readonly siem: string;
+  readonly driver: string;
+  /** Events of all sources. */
+  readonly events: number;
+  readonly shipped: number;
+  /** events − shipped: refused, undeliverable, or never sent (cancelled, target stopped). */
+  readonly failed: number;
+  readonly retried: number;
+  readonly bytes: number;
+  /** Distinct error messages in the order they came, each naming the SIEM (and source, when several). */
+  readonly errors: readonly string[];
+  /** Why events failed, as data (reason, index, events). */
+  readonly failures: readonly SiemFailure[];
+  readonly perSource: readonly SourceOutcome[];
+}
+
+/** What ship() uses. */
+export interface ShipDeps {
+  readonly siems: SiemRegistry;
+  readonly log: Logger;
+}
+
+/**
+ * Ships the prepared sources, in order, to one target through one client of its kind — the only
+ * caller of a kind's send side. Each source gets its route (routeFor). When the SIEM refuses a
+ * source's index and nothing of it got through, later sources routed to that index are not sent
+ * (their events fail with the same reason); when a source fails for a reason that concerns the
+ * whole target (down, credentials, configuration), the later sources are not tried, so a broken
+ * SIEM costs one retry schedule, not one per archive. Never throws for delivery; a client that
+ * throws (a bug) fails the rest of the shipment with the reason.
+ */
+export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOutcome> {
+  const { target, sources, signal } = request;
+  const { destination, kind } = target;
+  const shipment = sources.shipment;
+  const totals = new Totals();
+  const perSource: SourceOutcome[] = [];
+  const refused = new Map<string, Failure>();
+  let stopped: Failure | undefined;
+
+  let client: SiemClient;
+  try {
+    client = deps.siems.client(destination);
+  } catch (err) {
+    const why = failure(
+      'internal',
+      `SIEM "${destination.name}": its client could not be built: ${messageOf(err)}`,
+    );
+    totals.notSent(shipment.events, why);
+    return outcome(
+      target,
+      sources,
+      totals,
+      sources.labels.map((_, i) => notSentSource(shipment.eventsPerSource[i] ?? 0)),
+    );
+  }
+  // One shift for every source: pass 1's, or the caller's timeline (a shallow copy; pass 2 reads it).
+  const timeline = request.shiftMs === undefined ? shipment : { ...shipment, shiftMs: request.shiftMs };
+  try {
+    for (const [i, label] of sources.labels.entries()) {
+      const events = shipment.eventsPerSource[i] ?? 0;
+      const route = routeFor(kind, request.routing?.[i] ?? null, destination);
+      const landing = landingIndex(kind, route, destination);
+      const skip =
+        stopped ?? (signal.aborted ? cancelled(signal) : undefined) ?? refusedFor(refused, landing);
+      if (events === 0 || skip !== undefined) {
+        if (events > 0) totals.notSent(events, skip as Failure);
+        perSource.push(notSentSource(events));
+        continue;
+      }
+      if (shipment.format === 'ecs' && route.output === 'leef') {
+        stopped = failure(
+          'config',
+          `SIEM "${destination.name}": ECS archives cannot be shipped to a LEEF destination`,
+        );
+        totals.notSent(events, stopped);
+        perSource.push(notSentSource(events));
+        continue;
+      }
+      const before = { shipped: totals.shipped, failed: totals.failed };
+      let result: ShipResult;
+      try {
+        result = await client.send(
+          untilAborted(shipmentEvents(timeline, i, { kind: route.output, labIndex: route.labIndex }), signal),
+          {
+            index: route.index,
+            ...(kind.capabilities.sourceIdentity && request.identity !== undefined
+              ? { identity: request.identity }
+              : {}),
+            now: shipment.now,
+            signal,
+            onProgress: (c: Readonly<ShipCounters>) =>
+              request.onProgress?.({ shipped: before.shipped + c.shipped, failed: before.failed + c.failed }),
+          },
+        );
+      } catch (err) {
+        if (signal.aborted) {
+          stopped = cancelled(signal);
+        } else {
+          deps.log.error({ err, siem: destination.name }, 'SIEM client failed.');
+          stopped = failure('internal', `${label}: the shipment failed: ${messageOf(err)}`);
+        }
+        totals.notSent(events, stopped);
+        perSource.push(notSentSource(events));
+        continue;
+      }
+      totals.add(result);
+      // Events a client was handed but neither shipped nor failed (cancelled before it pulled them).
+      const unsent = events - result.shipped - result.failed;
+      if (unsent > 0)
+        totals.notSent(
+          unsent,
+          signal.aborted
+            ? cancelled(signal)
+            : failure('internal', `SIEM "${destination.name}": ${unsent} events were not sent`),
+        );
+      perSource.push({ events, shipped: result.shipped, failed: events - result.shipped });
+      request.onProgress?.({ shipped: totals.shipped, failed: totals.failed });
+      if (result.shipped === 0 && result.failed > 0) {
+        const indexRefusal =
+          landing !== null &&
+          result.failures.length > 0 &&
+          result.failures.every(
+            (f) => f.reason === 'index_refused' && (f.index === undefined || f.index === landing),
+          );
+        if (indexRefusal) refused.set(landing, result.failures[0] as Failure);
+        else stopped = result.failures.find((f) => f.reason !== 'rejected') ?? result.failures[0];
+      }
+    }
+  } finally {
+    await client.close().catch((err: unknown) => {
+      deps.log.warn({ err, siem: destination.name }, 'SIEM client did not close cleanly.');
+    });
+  }
+  return outcome(target, sources, totals, perSource);
+}
+
+function outcome(
+  target: ShipTarget,
+  sources: PreparedSources,
+  totals: Totals,
+  perSource: SourceOutcome[],
+): ShipOutcome {
+  return {
+    siem: target.destination.name,
+    driver: target.destination.driver,
+    events: sources.shipment.events,
+    shipped: totals.shipped,
+    failed: sources.shipment.events - totals.shipped,
+    retried: totals.retried,
+    bytes: totals.bytes,
+    errors: totals.errors,
+    failures: totals.failures,
+    perSource,
+  };
+}
+
+function notSentSource(events: number): SourceOutcome {
+  return { events, shipped: 0, failed: events };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Sums the results of a shipment's sources. */
+class Totals {
+  shipped = 0;
+  failed = 0;
+  retried = 0;
+  bytes = 0;
+  readonly errors: string[] = [];
+  readonly failures: SiemFailure[] = [];
+
+  add(result: ShipResult): void {
+    this.shipped += result.shipped;
+    this.failed += result.failed;
+    this.retried += result.retried;
+    this.bytes += result.bytes;
+    // A client's messages name the SIEM and endpoint already.
+    for (const e of result.errors) this.#error(e);
+    for (const f of result.failures) this.#failure(f, f.events);
+  }
+
+  /** `events` never handed to the client, for `why`. */
+  notSent(events: number, why: Failure): void {
+    this.failed += events;
+    this.#error(why.message);
+    this.#failure(why, events);
+  }
+
+  #error(message: string): void {
+    if (!this.errors.includes(message)) this.errors.push(message);
+  }
+
+  #failure(f: Failure, events: number): void {
+    const i = this.failures.findIndex((x) => x.reason === f.reason && x.index === f.index);
+    const same = this.failures[i];
+    if (same) this.failures[i] = { ...same, events: same.events + events };
+    else
+      this.failures.push({
+        reason: f.reason,
+        ...(f.index === undefined ? {} : { index: f.index }),
+        message: f.message,
+        events,
+      });
+  }
+}
+
+/** The failure of a source whose index the SIEM refused earlier in this shipment, if so. */
+function refusedFor(refused: ReadonlyMap<string, Failure>, landing: string | null): Failure | undefined {
+  return landing === null ? undefined : refused.get(landing);
+}
+
+function cancelled(signal: AbortSignal): Failure {
+  const reason: unknown = signal.reason;
+  return failure(
+    'cancelled',
+    `cancelled: ${reason instanceof Error ? reason.message : 'the shipment was cancelled'}`,
+  );
+}
+
+/** Stops pulling events once the shipment is cancelled; the client then ends with what it has. */
+async function* untilAborted(
+  source: AsyncGenerator<OutboundEvent[]>,
+  signal: AbortSignal,
+): AsyncGenerator<OutboundEvent[]> {
+  // Leaving the loop early closes the source (for await calls its return()).
+  for await (const batch of source) {
+    if (signal.aborted) return;
+    yield batch;
+  }
+}

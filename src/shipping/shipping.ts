@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../logger.ts';
+import type { ArchiveLimits } from '../pipeline/archive/archive-limits.ts';
+import type { ShipmentFormat, ShipmentSource } from '../pipeline/shipment/prepare-shipment.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { SiemRegistry } from '../siems/registry.ts';
+import { type PreparedSources, prepareSources } from './prepared-sources.ts';
+import { type ShipOutcome, type ShipRequest, type ShipTarget, ship } from './ship.ts';
+import { loadShipTarget } from './ship-target.ts';
+
+/**
+ * The one shipping path (session start, noise runs, exercise attempts): a target by name, archives
+ * prepared once, shipments to targets. Callers keep their own bookkeeping (audit, run rows).
+ */
+export interface Shipping {
+  /** The enabled destination named `siem` and its kind (404 unknown, 409 destination_disabled). */
+  target(siem: string): Promise<ShipTarget>;
+  /** Reads the archives and runs pass 1 (counts, formats, one shift), at the clock's now. */
+  prepare(sources: readonly ShipmentSource[], options: { format: ShipmentFormat }): Promise<PreparedSources>;
+  /** Ships prepared sources to one target (ship.ts); never throws for delivery. */
+  ship(request: ShipRequest): Promise<ShipOutcome>;
+}
+
+/** What the shipping path uses. */
+export interface ShippingDeps {
+  readonly db: Kysely<Database>;
+  readonly secretBox: SecretBox;
+  readonly siems: SiemRegistry;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Archive limits (decisions.md §5), from the configuration. */
+  readonly limits: Partial<ArchiveLimits>;
+}
+
+/** The shipping path of one service instance. */
+export function createShipping(deps: ShippingDeps): Shipping {
+  return {
+    target: (siem) => loadShipTarget(deps, siem),
+    prepare: (sources, options) =>
+      prepareSources(sources, { format: options.format, now: deps.clock.now(), limits: deps.limits }),
+    ship: (request) => ship(deps, request),
+  };
+}
