@@ -41,7 +41,7 @@ import { createBulkDriver } from '../src/siems/bulk/bulk-driver.ts';
 import type { BulkDestination } from '../src/siems/bulk/bulk-settings.ts';
 import { createHecDriver } from '../src/siems/hec/hec-driver.ts';
 import type { HecDestination } from '../src/siems/hec/hec-settings.ts';
-import type { ShipResult, SiemClient } from '../src/siems/siem-client.ts';
+import type { EventSiemClient, ShipResult } from '../src/siems/siem-client.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';
 
@@ -165,7 +165,7 @@ type Measured = ShipResult & { rate: number };
 async function measure(
   name: string,
   total: number,
-  driver: SiemClient,
+  driver: EventSiemClient,
   events: AsyncIterable<OutboundEvent[]>,
   receiverCpu: () => Promise<{ cpuSeconds: number }>,
 ): Promise<Measured> {

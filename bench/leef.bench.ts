@@ -3,9 +3,9 @@
  * from memory (inflated), rebased (pass 1 over every line, the shift, pass 2) and formatted for
  * each kind of output, exactly as shipmentEvents and the drivers do it:
  *
- * - `syslog`: syslog frames as bytes, through the syslog_tcp driver's encoder (BatchEncoder:
- *   header mode synthesize_if_missing with RFC 3164 headers, LF framing, 128 KiB chunks) without
- *   the socket — session start's settings;
+ * - `syslog`: syslog frames as bytes, as the shipping path writes them for syslog_tcp
+ *   (shipmentFrames: header mode synthesize_if_missing with RFC 3164 headers, LF framing,
+ *   128 KiB chunks) without the socket — session start's settings;
  * - `syslog-noise`: the same with `labIndex=` on every line and octet counting — a noise run's;
  * - `hec`: the rebased LEEF lines as strings with their event times (what the HEC driver reads);
  * - `ecs`: LEEF converted to ECS documents (noise to bulk targets).
@@ -46,12 +46,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { crc32, createDeflateRaw } from 'node:zlib';
+import { shipmentFrames } from '../src/pipeline/frames/shipment-frames.ts';
 import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import { prepareShipment } from '../src/pipeline/shipment/prepare-shipment.ts';
 import { shipmentEvents } from '../src/pipeline/shipment/shipment-events.ts';
 import { compileDateFormat } from '../src/pipeline/time/date-format.ts';
-import { BatchEncoder, type BatchSink } from '../src/siems/syslog-tcp/batch-encoder.ts';
-import { ChunkBuilder } from '../src/siems/syslog-tcp/chunk-builder.ts';
 
 type ArchiveKind = 'epoch' | 'formatted';
 type Output = 'syslog' | 'syslog-noise' | 'hec' | 'ecs';
@@ -201,36 +200,19 @@ async function measure(file: string, output: Output, heap: Heap): Promise<Result
   let outBytes = 0;
   if (output === 'syslog' || output === 'syslog-noise') {
     const noise = output === 'syslog-noise';
-    const encoder = new BatchEncoder({
+    const format = {
       header: { mode: 'synthesize_if_missing', format: 'rfc3164', sourceIdentity: 'lab-fw01' },
       framing: noise ? 'octet_counting' : 'lf',
       maxMessageBytes: 65_536,
-      now: NOW,
-    });
-    const builder = new ChunkBuilder(128 * 1024);
-    const take = () => {
-      const chunk = builder.take();
-      outputs += chunk.events;
-      outBytes += chunk.data.length;
-    };
-    const sink: BatchSink = {
-      refuse: (_r, n) => {
-        refused += n;
-      },
-      flush: async () => {
-        take();
-        return undefined;
-      },
-      stop: () => {
-        throw new Error('unexpected stop');
-      },
-    };
-    for await (const batch of shipmentEvents(shipment, 0, {
-      kind: 'leef',
-      labIndex: noise ? 'soc-lab' : null,
-    })) {
-      await encoder.encode(batch, builder, sink);
-      if (builder.events > 0) take();
+      chunkBytes: 128 * 1024,
+      longFrameBytes: 4096,
+    } as const;
+    for await (const piece of shipmentFrames(shipment, 0, format, { labIndex: noise ? 'soc-lab' : null })) {
+      if (piece.kind === 'refused') refused += piece.events;
+      else {
+        outputs += piece.events;
+        outBytes += piece.data.length;
+      }
     }
   } else {
     for await (const batch of shipmentEvents(shipment, 0, { kind: output === 'hec' ? 'leef' : 'ecs' })) {

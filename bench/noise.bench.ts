@@ -42,6 +42,7 @@ import { createLogger } from '../src/logger.ts';
 import { createJob } from '../src/noise/job-service.ts';
 import { getRuns } from '../src/noise/run-store.ts';
 import { builtinSiemKinds } from '../src/siems/registry.ts';
+import type { SendOptions, ShipResult } from '../src/siems/siem-client.ts';
 import type { AnySiemKind } from '../src/siems/siem-kind.ts';
 import { buildZip } from '../test/fixtures/archives/zip-builder.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
@@ -125,17 +126,21 @@ async function runOnce(
     ...kind,
     create(destination, deps) {
       const client = kind.create(destination, deps);
-      return {
-        ...client,
-        send(batches, options) {
-          firstShip.push(performance.now());
-          return client.send(batches, options);
-        },
-        async close() {
-          await client.close();
-          closedAt.set(destination.name, performance.now());
-        },
+      const { send, close } = client;
+      // Events or frames alike: the kind's own send, timed.
+      client.send = ((input: never, options?: SendOptions) => {
+        firstShip.push(performance.now());
+        return (send as (input: never, options?: SendOptions) => Promise<ShipResult>).call(
+          client,
+          input,
+          options,
+        );
+      }) as typeof client.send;
+      client.close = async () => {
+        await close.call(client);
+        closedAt.set(destination.name, performance.now());
       };
+      return client;
     },
   });
   const ctx = await createContext(

@@ -26,10 +26,12 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../src/logger.ts';
+import { eventFrames } from '../src/pipeline/frames/shipment-frames.ts';
 import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import type { Framing } from '../src/pipeline/syslog/syslog-options.ts';
 import type { ShipResult } from '../src/siems/siem-client.ts';
 import { createSyslogDriver } from '../src/siems/syslog-tcp/syslog-driver.ts';
+import { syslogFrameFormat } from '../src/siems/syslog-tcp/syslog-frame-format.ts';
 import type { SyslogDestination } from '../src/siems/syslog-tcp/syslog-tcp-settings.ts';
 import { startSyslogSimulator } from '../test/simulators/syslog-simulator.ts';
 
@@ -105,12 +107,15 @@ async function shipTo(port: number, framing: Framing, total: number): Promise<Sh
   const driver = createSyslogDriver(
     destination,
     { log: createLogger('warn'), clock: { now: () => Date.now() } },
-    {
-      ...(confirmMiB > 0 ? { confirm: { bytes: confirmMiB * MiB } } : {}),
-      ...(chunkKiB > 0 ? { chunkBytes: chunkKiB * 1024 } : {}),
-    },
+    confirmMiB > 0 ? { confirm: { bytes: confirmMiB * MiB } } : {},
   );
-  const events = leefEvents(total);
+  // Events framed as the shipping path frames them for syslog_tcp, then delivered.
+  const format = syslogFrameFormat(
+    destination,
+    undefined,
+    chunkKiB > 0 ? { chunkBytes: chunkKiB * 1024 } : {},
+  );
+  const events = eventFrames(leefEvents(total), format, Date.now());
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => {

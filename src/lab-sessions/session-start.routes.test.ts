@@ -148,6 +148,14 @@ describe('POST /api/sessions/start', () => {
       port: syslog.port,
       header_mode: 'preserve_raw',
     });
+    await create({ name: 'qradar-anon', driver: 'syslog_tcp', host: syslog.host, port: syslog.port });
+    await create({
+      name: 'qradar-anon-forced',
+      driver: 'syslog_tcp',
+      host: syslog.host,
+      port: syslog.port,
+      header_mode: 'force_synthesize',
+    });
     await create({
       name: 'nowhere',
       driver: 'syslog_tcp',
@@ -280,6 +288,31 @@ describe('POST /api/sessions/start', () => {
       '<134>Mar  1 12:00:00 lab-ex42-qradar ',
       '<134>Mar  1 14:00:00 lab-ex42-qradar ',
     ]);
+  });
+
+  it('answers 400 source_identity_required before sending anything when headers need a HOSTNAME nobody named', async () => {
+    const bare = await start({ archiveDownloadUrl: url('/leef.zip'), siem: 'qradar-anon' });
+    expect(bare.statusCode, bare.body).toBe(400);
+    expect(bare.json().error).toMatchObject({
+      code: 'source_identity_required',
+      details: { siem: 'qradar-anon', lines: 3, events: 5 },
+    });
+    expect(bare.json().error.message).toMatch(/3 of 5 lines carry no syslog header.*source_identity/);
+    const forced = await start({ archiveDownloadUrl: url('/leef.zip'), siem: 'qradar-anon-forced' });
+    expect(forced.statusCode, forced.body).toBe(400);
+    expect(forced.json().error.message).toMatch(
+      /every line would need a synthesized header \(force_synthesize\)/,
+    );
+    // The same archive goes out once the request names the identity.
+    const named = await start({
+      archiveDownloadUrl: url('/leef.zip'),
+      siem: 'qradar-anon',
+      syslogSourceIdentity: 'lab-ex7',
+    });
+    expect(named.statusCode, named.body).toBe(200);
+    await syslog.waitForMessages(5);
+    expect(syslog.store.texts()).toHaveLength(5);
+    expect(syslog.store.texts().every((x) => x.includes(' lab-ex7 LEEF:'))).toBe(true);
   });
 
   it('keeps lines as they are with preserve_raw', async () => {

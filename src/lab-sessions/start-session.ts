@@ -7,6 +7,7 @@ import { downloadArchive } from '../net/download-archive.ts';
 import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
 import type { ShipTarget } from '../shipping/ship.ts';
 import { assertEnabled } from '../shipping/ship-target.ts';
+import { sourceIdentityProblem } from '../shipping/source-identity.ts';
 import { assertSiemQReady } from './siem-q-readiness.ts';
 
 /** Body of POST /api/sessions/start (spec 4.2). */
@@ -62,6 +63,13 @@ export async function startSession(
       format: destination.payload_format,
     });
     const shipment = sources.shipment;
+    const identity = capabilitiesIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
+    const missing = sourceIdentityProblem(target, sources, identity);
+    if (missing !== undefined) {
+      throw new AppError('source_identity_required', `SIEM "${destination.name}": ${missing}`, {
+        details: { siem: destination.name, lines: shipment.headerless, events: shipment.events },
+      });
+    }
     const native = kind.capabilities.indexes === 'native';
     const result = await deps.shipping.ship({
       target,
@@ -69,7 +77,7 @@ export async function startSession(
       routing: [
         native && input.indexName !== undefined ? { index_mode: 'existing', index: input.indexName } : null,
       ],
-      ...(input.syslogSourceIdentity !== undefined ? { identity: input.syslogSourceIdentity } : {}),
+      ...(identity !== undefined ? { identity } : {}),
       signal: new AbortController().signal,
     });
     const counts = {
@@ -222,6 +230,11 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<ShipTar
   assertEnabled(found.destination);
   await assertSiemQReady(found.destination);
   return found;
+}
+
+/** The request's source identity, for a kind that takes one (spec 4.2: ignored by the others). */
+function capabilitiesIdentity(takesIdentity: boolean, identity: string | undefined): string | undefined {
+  return takesIdentity && identity !== undefined && identity !== '' ? identity : undefined;
 }
 
 /** The per-field messages of an invalidInput error. */

@@ -7,10 +7,11 @@ import { buildTestApp, type TestApp } from '../../test/helpers/test-app.ts';
 import { startHecSimulator } from '../../test/simulators/hec-simulator.ts';
 import { createDestination } from '../destinations/destination-service.ts';
 import type { Destination } from '../destinations/destination-types.ts';
+import type { FramePiece } from '../pipeline/frames/frame-format.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
 import { createShipping } from '../shipping/shipping.ts';
 import { SiemRegistry } from '../siems/registry.ts';
-import type { SendOptions, ShipResult, SiemClient } from '../siems/siem-client.ts';
+import type { FrameSiemClient, SendOptions, ShipResult } from '../siems/siem-client.ts';
 import type { ObjectStorage } from '../storage/object-storage.ts';
 import { createS3Storage } from '../storage/s3-storage.ts';
 import type { DispatchRequest } from './dispatch-types.ts';
@@ -32,24 +33,35 @@ function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   ]);
 }
 
-/** A client that takes every event, recording what it got; `onShip` may interfere. */
+/**
+ * A syslog_tcp client that takes every frame, recording the LEEF lines in them (the synthesized
+ * headers cut off); `onShip` may interfere.
+ */
 function recordingClient(
   destination: Destination,
   log: Array<{ siem: string; index: string | null | undefined; events: OutboundEvent[] }>,
   onShip?: (call: number, options: SendOptions) => Promise<void> | void,
   afterShip?: (call: number) => void,
-): SiemClient {
+): FrameSiemClient {
   let calls = 0;
   return {
+    intake: 'frames',
     destination,
-    async send(batches, options = {}): Promise<ShipResult> {
+    async send(frames, options = {}): Promise<ShipResult> {
       const call = calls++;
       const events: OutboundEvent[] = [];
+      let failed = 0;
       await onShip?.(call, options);
-      for await (const batch of batches) events.push(...batch);
+      for await (const piece of frames) {
+        if (piece.kind === 'refused') failed += piece.events;
+        else {
+          for (const frame of piece.data.toString('utf8').split('\n').filter(Boolean))
+            events.push({ line: frame.slice(frame.indexOf('LEEF:')), time: null });
+        }
+      }
       log.push({ siem: destination.name, index: options.index, events });
       afterShip?.(call);
-      return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] };
+      return { shipped: events.length, failed, retried: 0, bytes: 0, errors: [], failures: [] };
     },
     check: async () => [],
     close: async () => {},
@@ -217,11 +229,11 @@ describe('createNoiseDispatcher', () => {
       const client = recordingClient(d, []);
       return {
         ...client,
-        async send(batches, options) {
+        async send(frames: AsyncIterable<FramePiece>, options?: SendOptions) {
           calls.push(d.name);
           if (d.name === 'syslog-a') {
             let n = 0;
-            for await (const batch of batches) n += batch.length;
+            for await (const piece of frames) n += piece.events;
             return {
               shipped: 0,
               failed: n,
@@ -237,7 +249,7 @@ describe('createNoiseDispatcher', () => {
               ],
             };
           }
-          return client.send(batches, options);
+          return client.send(frames, options);
         },
       };
     })(req, new AbortController().signal);
@@ -283,9 +295,10 @@ describe('createNoiseDispatcher', () => {
       const calls: string[] = [];
       const outcome = await dispatcher((d, real) => {
         const client = real();
+        if (client.intake !== 'events') throw new Error('HEC takes events');
         return {
           ...client,
-          send(batches, options) {
+          send(batches: AsyncIterable<readonly OutboundEvent[]>, options?: SendOptions) {
             calls.push(d.name);
             return client.send(batches, options);
           },

@@ -28,6 +28,7 @@ const step = (name: string, ok: boolean, message = ok ? 'ok' : 'failed'): CheckS
 /** A client whose check answers the given steps and records what happened to it. */
 function fakeClient(destination: Destination, steps: CheckStep[], log: string[]): SiemClient {
   return {
+    intake: 'events',
     destination,
     send: async () => ({ shipped: 0, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] }),
     check: async () => {
@@ -171,7 +172,7 @@ describe('status probes', () => {
 
   it('closes the client even when its check throws', async () => {
     const log: string[] = [];
-    const destination = { name: 'x', driver: 'syslog_tcp' } as Destination;
+    const destination = { name: 'x', driver: 'vendorA_hec' } as Destination;
     const probe = destinationProbe(
       destination,
       registry((d) => ({ ...fakeClient(d, [], log), check: async () => Promise.reject(new Error('bug')) })),

@@ -1,9 +1,10 @@
 import type { Destination } from '../destinations/destination-types.ts';
 import type { Logger } from '../logger.ts';
-import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
+import type { FrameFormat } from '../pipeline/frames/frame-format.ts';
+import { shipmentFrames } from '../pipeline/frames/shipment-frames.ts';
 import { shipmentEvents } from '../pipeline/shipment/shipment-events.ts';
 import type { SiemRegistry } from '../siems/registry.ts';
-import type { ShipCounters, ShipResult, SiemClient } from '../siems/siem-client.ts';
+import type { SendOptions, ShipCounters, ShipResult, SiemClient } from '../siems/siem-client.ts';
 import { type Failure, failure, type SiemFailure } from '../siems/siem-failure.ts';
 import type { AnySiemKind } from '../siems/siem-kind.ts';
 import type { PreparedSources } from './prepared-sources.ts';
@@ -122,21 +123,35 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
         continue;
       }
       const before = { shipped: totals.shipped, failed: totals.failed };
+      const options: SendOptions = {
+        index: route.index,
+        now: shipment.now,
+        signal,
+        onProgress: (c: Readonly<ShipCounters>) =>
+          request.onProgress?.({ shipped: before.shipped + c.shipped, failed: before.failed + c.failed }),
+      };
       let result: ShipResult;
       try {
-        result = await client.send(
-          untilAborted(shipmentEvents(timeline, i, { kind: route.output, labIndex: route.labIndex }), signal),
-          {
-            index: route.index,
-            ...(kind.capabilities.sourceIdentity && request.identity !== undefined
-              ? { identity: request.identity }
-              : {}),
-            now: shipment.now,
-            signal,
-            onProgress: (c: Readonly<ShipCounters>) =>
-              request.onProgress?.({ shipped: before.shipped + c.shipped, failed: before.failed + c.failed }),
-          },
-        );
+        // The kind says what its client takes: events, or syslog frames written here in the
+        // pipeline (most straight from the archive's bytes) per the kind's frame format.
+        result =
+          client.intake === 'frames'
+            ? await client.send(
+                untilAborted(
+                  shipmentFrames(timeline, i, frameFormatOf(target, request.identity), {
+                    labIndex: route.labIndex,
+                  }),
+                  signal,
+                ),
+                options,
+              )
+            : await client.send(
+                untilAborted(
+                  shipmentEvents(timeline, i, { kind: route.output, labIndex: route.labIndex }),
+                  signal,
+                ),
+                options,
+              );
       } catch (err) {
         if (signal.aborted) {
           stopped = cancelled(signal);
@@ -264,11 +279,19 @@ function cancelled(signal: AbortSignal): Failure {
   );
 }
 
-/** Stops pulling events once the shipment is cancelled; the client then ends with what it has. */
-async function* untilAborted(
-  source: AsyncGenerator<OutboundEvent[]>,
-  signal: AbortSignal,
-): AsyncGenerator<OutboundEvent[]> {
+/** The frames of a shipment to a kind that takes frames, with the shipment's source identity. */
+export function frameFormatOf(target: ShipTarget, identity: string | undefined): FrameFormat {
+  const { kind, destination } = target;
+  if (!kind.frameFormat)
+    throw new Error(`SIEM kind "${kind.name}" takes frames but declares no frame format`);
+  return kind.frameFormat(
+    destination,
+    kind.capabilities.sourceIdentity && identity !== undefined ? { identity } : {},
+  );
+}
+
+/** Stops pulling once the shipment is cancelled; the client then ends with what it has. */
+async function* untilAborted<T>(source: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
   // Leaving the loop early closes the source (for await calls its return()).
   for await (const batch of source) {
     if (signal.aborted) return;

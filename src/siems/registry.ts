@@ -29,6 +29,8 @@ export class SiemRegistry {
     const byName = new Map<string, AnySiemKind>();
     for (const kind of kinds) {
       if (byName.has(kind.name)) throw new Error(`SIEM kind "${kind.name}" is registered twice`);
+      if (kind.intake === 'frames' && !kind.frameFormat)
+        throw new Error(`SIEM kind "${kind.name}" takes frames but declares no frameFormat`);
       byName.set(kind.name, kind);
     }
     this.kinds = [...kinds];
@@ -60,7 +62,14 @@ export class SiemRegistry {
 
   /** A new client of `destination` (its kind's create); close it after use. */
   client(destination: Destination): SiemClient {
-    return this.kindOf(destination).create(destination, this.#deps);
+    const kind = this.kindOf(destination);
+    const client = kind.create(destination, this.#deps);
+    if (client.intake !== kind.intake) {
+      throw new Error(
+        `SIEM kind "${kind.name}" declares ${kind.intake} but its client takes ${client.intake}`,
+      );
+    }
+    return client;
   }
 
   /** Checks settings against the kind's schema (compiled once per kind). */

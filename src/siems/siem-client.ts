@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Destination } from '../destinations/destination-types.ts';
 import type { Logger } from '../logger.ts';
+import type { FramePiece } from '../pipeline/frames/frame-format.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
 import type { SiemFailure } from './siem-failure.ts';
 
@@ -26,11 +27,6 @@ export interface ShipResult extends ShipCounters {
 export interface SendOptions {
   /** Target index on a SIEM with native indexes; null/undefined is the destination's default. */
   index?: string | null;
-  /**
-   * The syslog HOSTNAME this shipment's events carry (a kind with the `sourceIdentity`
-   * capability): forces synthesized headers with it, over the destination's header settings.
-   */
-  identity?: string;
   /** Time of shipping (epoch ms), for headers of events without a readable time. */
   now?: number;
   signal?: AbortSignal;
@@ -51,16 +47,9 @@ export interface CheckStep {
   endpoint?: string;
 }
 
-/**
- * The client of one destination, built by its SIEM kind (SiemKind.create). The send side is for
- * src/shipping/ only; check, ensureIndex and wipe are its administrative side. Delivery problems
- * are returned as outcomes (counters, failures), never thrown; only programming errors and
- * cancellation throw.
- */
-export interface SiemClient {
+/** The side of a client every kind has: its destination, the check, indexes and wipes, close. */
+interface SiemClientBase {
   readonly destination: Destination;
-  /** Sends events; never buffers more than a few batches; counts each event shipped or failed once. */
-  send(batches: AsyncIterable<readonly OutboundEvent[]>, options?: SendOptions): Promise<ShipResult>;
   /** Live connectivity check: real, minimal requests to the SIEM. */
   check(signal?: AbortSignal): Promise<CheckStep[]>;
   /** Creates the index when it does not exist; present when the kind has `indexCreation`. */
@@ -71,8 +60,30 @@ export interface SiemClient {
   close(): Promise<void>;
 }
 
+/** A client that takes events (OutboundEvent: LEEF lines or ECS documents) and encodes them itself. */
+export interface EventSiemClient extends SiemClientBase {
+  readonly intake: 'events';
+  /** Sends events; never buffers more than a few batches; counts each event shipped or failed once. */
+  send(batches: AsyncIterable<readonly OutboundEvent[]>, options?: SendOptions): Promise<ShipResult>;
+}
+
+/** A client that takes ready syslog frames (pipeline/frames) and only delivers them. */
+export interface FrameSiemClient extends SiemClientBase {
+  readonly intake: 'frames';
+  /** Delivers frames and counts refusals failed; every event counted shipped or failed once. */
+  send(frames: AsyncIterable<FramePiece>, options?: SendOptions): Promise<ShipResult>;
+}
+
+/**
+ * The client of one destination, built by its SIEM kind (SiemKind.create). The send side is for
+ * src/shipping/ only; check, ensureIndex and wipe are its administrative side. Delivery problems
+ * are returned as outcomes (counters, failures), never thrown; only programming errors and
+ * cancellation throw.
+ */
+export type SiemClient = EventSiemClient | FrameSiemClient;
+
 /** The client of a kind that creates indexes and wipes them (HEC, bulk). */
-export type IndexingSiemClient = SiemClient & Required<Pick<SiemClient, 'ensureIndex' | 'wipe'>>;
+export type IndexingSiemClient = EventSiemClient & Required<Pick<EventSiemClient, 'ensureIndex' | 'wipe'>>;
 
 /** Shared services a client may use. */
 export interface SiemDeps {

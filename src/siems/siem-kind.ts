@@ -1,5 +1,6 @@
 import type { TObject, TProperties } from 'typebox';
 import type { Destination, DestinationBase, PayloadFormat } from '../destinations/destination-types.ts';
+import type { FrameFormat } from '../pipeline/frames/frame-format.ts';
 import type { ResolvedSettings } from './settings-schema.ts';
 import type { SiemClient, SiemDeps } from './siem-client.ts';
 
@@ -45,6 +46,13 @@ export interface SiemKind<P extends TProperties = TProperties> {
   /** Payload formats it ships; the first is the default. */
   readonly payloadFormats: readonly [PayloadFormat, ...PayloadFormat[]];
   readonly capabilities: SiemCapabilities;
+  /**
+   * What its client takes: `events` (it encodes them itself) or `frames` (ready syslog frames
+   * the shipping path writes in the pipeline, per frameFormat).
+   */
+  readonly intake: 'events' | 'frames';
+  /** The frames of a shipment to `destination` (kinds with `frames` intake), with its source identity. */
+  frameFormat?(destination: KindDestination<P>, shipment: { identity?: string }): FrameFormat;
   /** Why `name` cannot be an index on this SIEM (characters, length), or undefined. */
   indexNameProblem(name: string): string | undefined;
   /** Rules across settings the schema cannot state (credentials that go in pairs), by field. */
@@ -54,8 +62,9 @@ export interface SiemKind<P extends TProperties = TProperties> {
 }
 
 /** A kind of any settings, as the registry holds it. */
-export interface AnySiemKind extends Omit<SiemKind, 'create' | 'settingsProblems'> {
+export interface AnySiemKind extends Omit<SiemKind, 'create' | 'settingsProblems' | 'frameFormat'> {
   settingsProblems?(settings: Readonly<Record<string, unknown>>): Record<string, string>;
+  frameFormat?(destination: Destination, shipment: { identity?: string }): FrameFormat;
   create(destination: Destination, deps: SiemDeps): SiemClient;
 }
 

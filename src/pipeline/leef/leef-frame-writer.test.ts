@@ -1,4 +1,4 @@
-// LeefFrameWriter and the syslog_tcp BatchEncoder that drives it, held to the string reference for
+// LeefFrameWriter and the FrameWriter that drives it (pipeline/frames), held to the string reference for
 // every header mode × RFC × framing × labIndex: shiftLine, then setAttribute(labIndex), then
 // HeaderWriter.apply, then the length limit and frameLf / frameOctetCounted, as the encoder does
 // for events (syslog-encode.ts). Pass 1 on bytes (LeefLineReader.eventTime) is held to
@@ -7,16 +7,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leefLine, mutatedLine, noisyLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
-import { encoderCapture } from '../../../test/helpers/encoder-capture.ts';
-import { createSyslogEncoding, type SyslogEncoderSettings } from '../../siems/syslog-tcp/syslog-encode.ts';
+import { captureLines } from '../../../test/helpers/frame-capture.ts';
 import type { ByteLines } from '../archive/byte-lines.ts';
+import { createSyslogEncoding, type SyslogEncoderSettings } from '../frames/syslog-encode.ts';
 import { frameLf, frameOctetCounted } from '../syslog/framing.ts';
 import { createHeaderWriter, type HeaderModeSettings } from '../syslog/header-mode.ts';
 import type { Framing, HeaderMode, SyslogFormat } from '../syslog/syslog-options.ts';
 import { compileDateFormat } from '../time/date-format.ts';
 import { formatRfc3164Time } from '../time/rfc3164-time.ts';
 import { FRAME_NO_HEADER, FRAME_SLOW, FRAME_TOO_LONG, LeefFrameWriter } from './leef-frame-writer.ts';
-import { leefBytesBatch } from './leef-line-batch.ts';
 import { isAsciiLine, LeefLineReader, LineIndexes } from './leef-line-reader.ts';
 import {
   createRebaseContext,
@@ -304,7 +303,7 @@ function firstPass(segment: ByteLines, texts: readonly string[]) {
   return { shiftMs, reference, ctx, indexes, index };
 }
 
-/** The frames the BatchEncoder writes for `segment` as a claimed LEEF batch, and its refusals. */
+/** The frames the frame writer (pipeline/frames) writes for `segment` as LEEF lines held as bytes, and its refusals (sorted: it counts them per reason). */
 async function encode(
   segment: ByteLines,
   settings: SyslogEncoderSettings,
@@ -314,23 +313,11 @@ async function encode(
   indexes: LineIndexes | null,
   chunkBytes: number,
 ) {
-  const capture = encoderCapture(settings, chunkBytes);
-  let claimed = false;
-  const batch = leefBytesBatch({
-    segments: [segment],
-    count: segment.starts.length,
-    shiftMs,
-    ctx,
-    labIndex,
-    indexes,
-    entry: '',
-    claim: () => {
-      claimed = true;
-    },
-  });
-  await capture.encode(batch);
-  expect(claimed).toBe(true);
-  return { frames: capture.bytes().toString('latin1'), refusals: capture.refusals };
+  const format = { ...settings, chunkBytes, longFrameBytes: Number.POSITIVE_INFINITY };
+  const captured = captureLines(format, settings.now, [
+    { segments: [segment], count: segment.starts.length, shiftMs, ctx, labIndex, indexes, entry: '' },
+  ]);
+  return { frames: captured.bytes.toString('latin1'), refusals: [...captured.refusals].sort() };
 }
 
 describe('LeefFrameWriter', () => {
@@ -441,9 +428,11 @@ describe('LeefFrameWriter', () => {
               name,
               sent: {
                 frames: expected.map((o) => ('frame' in o ? bytesOf(o.frame) : '')).join(''),
-                refusals: expected.flatMap((o) =>
-                  'refused' in o ? [o.refused === 'noHeader' ? noHeader.error : tooLong.error] : [],
-                ),
+                refusals: expected
+                  .flatMap((o) =>
+                    'refused' in o ? [o.refused === 'noHeader' ? noHeader.error : tooLong.error] : [],
+                  )
+                  .sort(),
               },
             });
           }
@@ -458,7 +447,7 @@ describe('LeefFrameWriter', () => {
 });
 
 describe('LeefFrameWriter on cases the property test shrank to', () => {
-  /** The frames and refusals of the BatchEncoder for `lines`, after pass 1 on their bytes. */
+  /** The frames and refusals of the frame writer for `lines`, after pass 1 on their bytes. */
   async function send(
     lines: readonly string[],
     header: HeaderModeSettings,

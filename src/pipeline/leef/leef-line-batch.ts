@@ -1,8 +1,7 @@
-// A batch of LEEF events in pass 2 of a shipment, as drivers receive it: the rebased events, plus
-// `leefLines`, the same lines as bytes with what pass 2 needs (the shift, pass 1's context, the
-// labIndex). A driver that writes bytes (syslog_tcp) claims the lines: from then on the batches
-// of that pass come without event objects, and no string is built for a line it can write as
-// bytes. Every other consumer reads the events as before.
+// The lines of one chunk in pass 2 of a LEEF shipment, as bytes, with what pass 2 needs (the
+// shift, pass 1's context, the labIndex). Pass 2 turns them into events (leefEventsBatch) for
+// clients that take events, or straight into syslog frames (frames/frame-writer.ts) for clients
+// that take frames: no string is built for a line written as bytes.
 
 import type { ByteLines } from '../archive/byte-lines.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
@@ -25,21 +24,11 @@ export interface LeefLines {
   readonly indexes: LineIndexes | null;
   /** The entry's name to `indexes`. */
   readonly entry: string;
-  /**
-   * Called by the consumer of the pass when it writes the lines from these bytes: the following
-   * batches of the pass then hold no event objects (their length still counts the events), so no
-   * string is built that nobody reads. Wrappers between the pass and its consumer must pass
-   * batches through untouched.
-   */
-  claim(): void;
 }
 
-/** A batch of one pass: its events, and for LEEF the same lines as bytes. */
-export type LeefBatch = OutboundEvent[] & { readonly leefLines: LeefLines };
-
-/** The events of `lines` (rebased and labelled now, ASCII lines from their bytes), with the lines attached. */
-export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): LeefBatch {
-  const events = new Array<OutboundEvent>(lines.count) as LeefBatch;
+/** The events of `lines`, rebased and labelled now (ASCII lines from their bytes). */
+export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): OutboundEvent[] {
+  const events = new Array<OutboundEvent>(lines.count);
   const rebased: RebasedLine = { line: '', time: null };
   let k = 0;
   for (const segment of lines.segments) {
@@ -49,14 +38,6 @@ export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): LeefB
       events[k++] = { line: rebased.line, time: rebased.time };
     }
   }
-  (events as { leefLines: LeefLines }).leefLines = lines;
-  return events;
-}
-
-/** A batch for a consumer that claimed the lines: `lines.count` empty slots and the lines. */
-export function leefBytesBatch(lines: LeefLines): LeefBatch {
-  const events = new Array<OutboundEvent>(lines.count) as LeefBatch;
-  (events as { leefLines: LeefLines }).leefLines = lines;
   return events;
 }
 

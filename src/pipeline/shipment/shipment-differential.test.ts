@@ -1,7 +1,7 @@
 // Differential tests of the byte-level LEEF path (byte-lines.ts, leef-bytes.ts, leef-line-reader.ts,
-// leef-line-batch.ts, and the syslog_tcp BatchEncoder that claims the bytes) against the string
+// leef-line-batch.ts, and the frame writer of pipeline/frames that writes frames from the bytes) against the string
 // reference: readEventTime over every line of the shipment with one RebaseContext, finishFirstPass,
-// then shiftLine and setAttribute(labIndex) per line; for the claimed path, the header writer and
+// then shiftLine and setAttribute(labIndex) per line; for the frames, the header writer and
 // the framing of src/pipeline/syslog on top. Shipments are random zips of random lines, so the
 // whole production path runs: archive reading, line splitting, pass 1 with its line indexes, and
 // pass 2 with or without retained chunks. The byte splitter is also held to the string splitter
@@ -10,12 +10,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { leefLine, mutatedLine, noisyLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
-import { encoderCapture } from '../../../test/helpers/encoder-capture.ts';
-import { createSyslogEncoding, type SyslogEncoderSettings } from '../../siems/syslog-tcp/syslog-encode.ts';
+import { capturePieces } from '../../../test/helpers/frame-capture.ts';
 import { type ByteLineBatch, lineText, SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { splitLines } from '../archive/split-lines.ts';
 import { INFLATE_CHUNK_BYTES } from '../archive/zip-archive.ts';
-import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
+import { shipmentFrames } from '../frames/shipment-frames.ts';
+import { createSyslogEncoding, type SyslogEncoderSettings } from '../frames/syslog-encode.ts';
+import { type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import {
   createRebaseContext,
@@ -31,9 +32,9 @@ import { createHeaderWriter } from '../syslog/header-mode.ts';
 import type { Framing, HeaderMode, SyslogFormat } from '../syslog/syslog-options.ts';
 import { compileDateFormat } from '../time/date-format.ts';
 import { formatRfc3164Time } from '../time/rfc3164-time.ts';
-import type { OutboundBatch, OutboundEvent } from './outbound-event.ts';
+import type { OutboundEvent } from './outbound-event.ts';
 import { type PreparedShipment, prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
-import { shipmentEvents } from './shipment-events.ts';
+import { leefLineBatches, shipmentEvents } from './shipment-events.ts';
 
 /** The shipment's now and, a little later, the shipping time a driver uses for headers. */
 const NOW = Date.UTC(2026, 10, 22, 18, 0, 0);
@@ -424,7 +425,7 @@ function reference(archives: EntrySpec[][], lab: string | null): Expected {
   return { shiftMs, unreadable: ctx.unreadable, events };
 }
 
-/** What the syslog_tcp driver must send for `events`: frames in order, and refusals in order. */
+/** What the syslog_tcp driver must send for `events`: frames in order, and the refusals (sorted: a frame pass counts them per reason). */
 function referenceFrames(events: readonly OutboundEvent[], settings: SyslogEncoderSettings) {
   const writer = createHeaderWriter(settings.header);
   const { noHeader, tooLong } = createSyslogEncoding(settings);
@@ -437,7 +438,7 @@ function referenceFrames(events: readonly OutboundEvent[], settings: SyslogEncod
     else if (Buffer.byteLength(msg, 'utf8') > settings.maxMessageBytes) refusals.push(tooLong.error);
     else frames += frame(msg);
   }
-  return { frames, refusals };
+  return { frames, refusals: refusals.sort() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,30 +451,21 @@ function zipOf(entries: readonly EntrySpec[], i: number): ShipmentSource {
   return { data: buildZip(specs), kind: 'zip', label: `noise/${i}.zip` };
 }
 
-/** Pass 2 read as events, the way HEC and the ECS conversion read it (nobody claims). */
+/** Pass 2 read as events, the way HEC and the ECS conversion read it. */
 async function readEvents(shipment: PreparedShipment, source: number, lab: string | null) {
   const out: OutboundEvent[] = [];
   for await (const batch of shipmentEvents(shipment, source, { kind: 'leef', labIndex: lab })) {
-    const lines = (batch as OutboundBatch).leefLines;
-    expect(lines?.count).toBe(batch.length);
     for (const e of batch) out.push({ line: e.line, time: e.time });
   }
   return out;
 }
 
-/** Pass 2 claimed after the first batch, each line rebuilt from the bytes as the encoder's slow path does. */
-async function readClaimed(shipment: PreparedShipment, source: number, lab: string | null) {
+/** Pass 2's lines held as bytes (leefLineBatches), each rebuilt from the bytes as the frame writer's slow path does. */
+async function readLines(shipment: PreparedShipment, source: number, lab: string | null) {
   const out: OutboundEvent[] = [];
   const reader = new LeefLineReader();
   const rebased: RebasedLine = { line: '', time: null };
-  let claimed = false;
-  for await (const batch of shipmentEvents(shipment, source, { kind: 'leef', labIndex: lab })) {
-    const lines = (batch as OutboundBatch).leefLines as LeefLines;
-    expect(lines.count).toBe(batch.length);
-    // After the claim, batches hold no event objects.
-    if (claimed) expect(batch.every((e) => e === undefined)).toBe(true);
-    lines.claim();
-    claimed = true;
+  for await (const lines of leefLineBatches(shipment, source, lab)) {
     for (const segment of lines.segments) {
       const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
       for (let j = 0; j < segment.starts.length; j++) {
@@ -485,23 +477,23 @@ async function readClaimed(shipment: PreparedShipment, source: number, lab: stri
   return out;
 }
 
-/** Pass 2 through the syslog_tcp BatchEncoder (claims the bytes, LeefFrameWriter for what it covers). */
-async function encodeClaimed(
+/** Pass 2 as syslog frames (shipmentFrames: the frame writer, LeefFrameWriter for what it covers). */
+async function readFrames(
   shipment: PreparedShipment,
   source: number,
   lab: string | null,
   settings: SyslogEncoderSettings & { chunkBytes: number },
 ) {
-  const capture = encoderCapture(settings, settings.chunkBytes);
-  for await (const batch of shipmentEvents(shipment, source, { kind: 'leef', labIndex: lab })) {
-    await capture.encode(batch as OutboundBatch);
-  }
-  return { frames: capture.bytes().toString('utf8'), refusals: capture.refusals };
+  const format = { ...settings, longFrameBytes: Number.POSITIVE_INFINITY };
+  const captured = await capturePieces(
+    shipmentFrames(shipment, source, format, { labIndex: lab, now: settings.now }),
+  );
+  return { frames: captured.bytes.toString('utf8'), refusals: [...captured.refusals].sort() };
 }
 
-/** Who reads pass 2: events, bytes after a claim, both side by side, or the syslog_tcp encoder. */
-type Consumer = 'events' | 'claimed' | 'both' | 'encoder';
-const consumer = fc.constantFrom<Consumer>('events', 'claimed', 'both', 'encoder', 'encoder');
+/** Who reads pass 2: events, lines as bytes, both side by side, or syslog frames. */
+type Consumer = 'events' | 'lines' | 'both' | 'frames';
+const consumer = fc.constantFrom<Consumer>('events', 'lines', 'both', 'frames', 'frames');
 
 /** Prepares the shipment, checks pass 1, and runs pass 2 of every source through `who`. */
 async function checkShipment(
@@ -523,17 +515,14 @@ async function checkShipment(
   for (let i = 0; i < archives.length; i++) {
     const want = expected.events[i] as OutboundEvent[];
     if (who === 'events') expect(await readEvents(shipment, i, lab)).toEqual(want);
-    else if (who === 'claimed') expect(await readClaimed(shipment, i, lab)).toEqual(want);
+    else if (who === 'lines') expect(await readLines(shipment, i, lab)).toEqual(want);
     else if (who === 'both') {
       // Two consumers at once, as a noise run with several targets reads one shipment.
-      const [events, claimed] = await Promise.all([
-        readEvents(shipment, i, lab),
-        readClaimed(shipment, i, lab),
-      ]);
+      const [events, lines] = await Promise.all([readEvents(shipment, i, lab), readLines(shipment, i, lab)]);
       expect(events).toEqual(want);
-      expect(claimed).toEqual(want);
+      expect(lines).toEqual(want);
     } else {
-      const sent = await encodeClaimed(shipment, i, lab, settings);
+      const sent = await readFrames(shipment, i, lab, settings);
       expect(sent).toEqual(referenceFrames(want, settings));
     }
   }

@@ -1,13 +1,7 @@
 import { splitByteLines } from '../archive/byte-lines.ts';
 import { leefToEcs } from '../convert/leef-to-ecs.ts';
 import { shiftEcsRecord, shiftedEcsRecordTime } from '../ecs/ecs-record.ts';
-import {
-  type LeefLines,
-  leefBytesBatch,
-  leefEventsBatch,
-  type RebasedLine,
-  rebasedLine,
-} from '../leef/leef-line-batch.ts';
+import { type LeefLines, leefEventsBatch, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { RebaseContext } from '../leef/leef-rebase.ts';
 import { parseLeef } from '../leef/parse-leef.ts';
@@ -28,12 +22,10 @@ export type ShipmentOutput =
 
 /**
  * Pass 2 over one source of a prepared shipment: rebased events in batches, in entry and line
- * order. Nothing is read ahead: the driver pulls the next batch when it is ready for it.
- *
- * LEEF batches carry the same lines as bytes (`leefLines`, see LeefBatch); a driver that writes
- * bytes claims them and gets later batches without event objects. Several consumers may run
- * pass 2 of one shipment at once (a noise run with several targets), each with its own reader and
- * `scratch` (the pass's memos: a new ShipmentScratch when not given; never one another pass uses).
+ * order. Nothing is read ahead: the client pulls the next batch when it is ready for it. Several
+ * consumers may run pass 2 of one shipment at once (a noise run with several targets), each with
+ * its own reader and `scratch` (the pass's memos: a new ShipmentScratch when not given; never one
+ * another pass uses). Clients that take syslog frames get them from shipmentFrames instead.
  */
 export async function* shipmentEvents(
   shipment: PreparedShipment,
@@ -47,61 +39,32 @@ export async function* shipmentEvents(
   const labIndex = output.labIndex ?? null;
 
   if (shipment.format === 'leef') {
-    const ctx = shipment.leef as RebaseContext;
     const reader = new LeefLineReader(scratch);
-    const indexes = shipment.lineIndexes;
-    let claimed = false;
-    const claim = () => {
-      claimed = true;
-    };
-    for await (const entry of archive.entries()) {
-      const key = lineIndexKey(sourceIndex, entry.path);
-      const splits = shipment.splits.entry(key);
-      for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength, splits)) {
-        const { segments, count } = batch;
-        if (output.kind === 'leef') {
-          const lines: LeefLines = {
-            segments,
-            count,
-            shiftMs: shift,
-            ctx,
-            labIndex,
-            indexes,
-            entry: key,
-            claim,
-          };
-          yield claimed ? leefBytesBatch(lines) : leefEventsBatch(lines, reader);
-          continue;
-        }
-        // ECS: the label goes into labels.labIndex, not into the line.
-        const lines: LeefLines = {
-          segments,
-          count,
-          shiftMs: shift,
-          ctx,
-          labIndex: null,
-          indexes,
-          entry: key,
-          claim,
-        };
-        // Documents are made ECS_BATCH at a time, just before the driver takes them: a whole chunk
-        // of lines at once would keep thousands of documents alive long enough to reach V8's old
-        // generation, which grows the process by hundreds of MiB on a large archive.
-        const rebased: RebasedLine = { line: '', time: null };
-        let out: OutboundEvent[] = [];
-        for (const segment of batch.segments) {
-          const index = indexes.find(segment, key);
-          for (let j = 0; j < segment.starts.length; j++) {
-            const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
-            out.push({ doc: leefLineToEcs(line, time, labIndex, scratch), time });
-            if (out.length === ECS_BATCH) {
-              yield out;
-              out = [];
-            }
+    if (output.kind === 'leef') {
+      for await (const lines of leefLineBatches(shipment, sourceIndex, labIndex)) {
+        yield leefEventsBatch(lines, reader);
+      }
+      return;
+    }
+    // ECS: the label goes into labels.labIndex, not into the line.
+    for await (const lines of leefLineBatches(shipment, sourceIndex, null)) {
+      // Documents are made ECS_BATCH at a time, just before the client takes them: a whole chunk
+      // of lines at once would keep thousands of documents alive long enough to reach V8's old
+      // generation, which grows the process by hundreds of MiB on a large archive.
+      const rebased: RebasedLine = { line: '', time: null };
+      let out: OutboundEvent[] = [];
+      for (const segment of lines.segments) {
+        const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
+        for (let j = 0; j < segment.starts.length; j++) {
+          const { line, time } = rebasedLine(lines, reader, segment, j, rebased, index);
+          out.push({ doc: leefLineToEcs(line, time, labIndex, scratch), time });
+          if (out.length === ECS_BATCH) {
+            yield out;
+            out = [];
           }
         }
-        if (out.length > 0) yield out;
       }
+      if (out.length > 0) yield out;
     }
     return;
   }
@@ -123,6 +86,36 @@ export async function* shipmentEvents(
         };
       }
       yield out;
+    }
+  }
+}
+
+/**
+ * Pass 2's LEEF lines of one source, a chunk at a time as bytes (LeefLines), in entry and line
+ * order, with the shipment's shift and pass 1's findings; `labIndex` is set on every line.
+ */
+export async function* leefLineBatches(
+  shipment: PreparedShipment,
+  sourceIndex: number,
+  labIndex: string | null,
+): AsyncGenerator<LeefLines> {
+  const archive = shipment.archives[sourceIndex];
+  if (!archive) throw new Error(`no source ${sourceIndex} in this shipment`);
+  if (shipment.format !== 'leef') throw new Error('not a LEEF shipment');
+  const ctx = shipment.leef as RebaseContext;
+  for await (const entry of archive.entries()) {
+    const key = lineIndexKey(sourceIndex, entry.path);
+    const splits = shipment.splits.entry(key);
+    for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength, splits)) {
+      yield {
+        segments: batch.segments,
+        count: batch.count,
+        shiftMs: shipment.shiftMs,
+        ctx,
+        labIndex,
+        indexes: shipment.lineIndexes,
+        entry: key,
+      };
     }
   }
 }

@@ -7,9 +7,9 @@ import { LeefFrameWriter } from '../leef/leef-frame-writer.ts';
 import type { LeefLines } from '../leef/leef-line-batch.ts';
 import { isAsciiLine, LeefLineReader } from '../leef/leef-line-reader.ts';
 import { newDateFormat } from '../time/date-format.ts';
-import type { OutboundBatch, OutboundEvent } from './outbound-event.ts';
+import type { OutboundEvent } from './outbound-event.ts';
 import { type PreparedShipment, prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
-import { type ShipmentOutput, shipmentEvents } from './shipment-events.ts';
+import { leefLineBatches, type ShipmentOutput, shipmentEvents } from './shipment-events.ts';
 import { ShipmentScratch } from './shipment-scratch.ts';
 
 const HOUR = 3_600_000;
@@ -123,7 +123,7 @@ function ecsSource(f: Flavour): ShipmentSource {
   ]);
 }
 
-/** A batch as plain events (without the byte lines attached to LEEF batches). */
+/** A batch as plain event objects, comparable with toEqual. */
 function plain(batch: readonly OutboundEvent[]): OutboundEvent[] {
   return Array.from(batch, (e) => ({ ...e }));
 }
@@ -159,10 +159,8 @@ async function interleaved(
   return out;
 }
 
-/** Syslog frames of a claimed LEEF batch, written from its bytes as the syslog_tcp driver does. */
-function frames(batch: OutboundBatch, writer: LeefFrameWriter): string[] {
-  const lines = batch.leefLines as LeefLines;
-  lines.claim();
+/** Syslog frames of LEEF lines held as bytes, written from the bytes as the frame writer does. */
+function frames(lines: LeefLines, writer: LeefFrameWriter): string[] {
   const out: string[] = [];
   for (const segment of lines.segments) {
     const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
@@ -244,20 +242,24 @@ describe('ShipmentScratch: shipments interleaved give what each gives alone', ()
     const soloFrames = async (shipment: PreparedShipment, f: Flavour) => {
       const writer = frameWriter(f);
       const out: string[] = [];
-      for await (const batch of shipmentEvents(shipment, 0, { kind: 'leef', labIndex: 'soc-lab' }))
-        out.push(...frames(batch, writer));
+      for await (const lines of leefLineBatches(shipment, 0, 'soc-lab')) out.push(...frames(lines, writer));
       return out;
     };
     const framesA = await soloFrames(soloA, A);
     const framesB = await soloFrames(soloB, B);
     const writers = [frameWriter(A), frameWriter(B)];
     const got: string[][] = [[], []];
-    await interleaved(
-      [a, b].map((s) => shipmentEvents(s, 0, { kind: 'leef', labIndex: 'soc-lab' })),
-      (p, batch) => {
-        (got[p] as string[]).push(...frames(batch, writers[p] as LeefFrameWriter));
-      },
-    );
+    // One batch of lines of each pass in turn.
+    const passes = [a, b].map((s) => leefLineBatches(s, 0, 'soc-lab'));
+    const done = [false, false];
+    while (done.includes(false)) {
+      for (const [p, pass] of passes.entries()) {
+        if (done[p]) continue;
+        const next = await pass.next();
+        if (next.done) done[p] = true;
+        else (got[p] as string[]).push(...frames(next.value, writers[p] as LeefFrameWriter));
+      }
+    }
     expect(got[0]).toEqual(framesA);
     expect(got[1]).toEqual(framesB);
     // Every ASCII line became a frame from the bytes.

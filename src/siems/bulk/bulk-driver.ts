@@ -79,6 +79,7 @@ export function createBulkDriver(
   };
 
   return {
+    intake: 'events',
     destination,
 
     async send(batches, shipOptions: SendOptions = {}): Promise<ShipResult> {

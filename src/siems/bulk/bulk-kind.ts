@@ -15,6 +15,7 @@ export function bulkKind(options: HttpDriverOptions = {}): AnySiemKind {
     title: 'Elasticsearch / OpenSearch bulk (SIEM B)',
     settings: BulkSettings,
     payloadFormats: ['ecs'],
+    intake: 'events',
     capabilities: {
       indexes: 'native',
       labelsIndex: true,

@@ -101,6 +101,7 @@ export function createHecDriver(
   };
 
   return {
+    intake: 'events',
     destination,
 
     async send(batches, shipOptions: SendOptions = {}): Promise<ShipResult> {

@@ -14,6 +14,7 @@ export function hecKind(options: HecDriverOptions = {}): AnySiemKind {
     title: 'HTTP Event Collector (SIEM A)',
     settings: HecSettings,
     payloadFormats: ['leef', 'ecs'],
+    intake: 'events',
     capabilities: {
       indexes: 'native',
       labelsIndex: false,

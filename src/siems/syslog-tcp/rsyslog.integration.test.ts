@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
+import { eventFrames } from '../../pipeline/frames/shipment-frames.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import type { Framing, SyslogFormat } from '../../pipeline/syslog/syslog-options.ts';
 import { createSyslogDriver } from './syslog-driver.ts';
+import { syslogFrameFormat } from './syslog-frame-format.ts';
 import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 // A private rsyslogd from Debian's package (.ci/run installs it): its own config, work directory
@@ -201,7 +203,9 @@ describe.skipIf(!binary)('syslog_tcp driver against a real rsyslogd', () => {
         log: createLogger('silent'),
         clock: systemClock,
       });
-      const result = await driver.send(batches(), { identity: host });
+      // Frames as the shipping path writes them: the kind's frame format with the identity.
+      const frames = syslogFrameFormat(destination(port, format, framing), host);
+      const result = await driver.send(eventFrames(batches(), frames, Date.now()));
       expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0, errors: [] });
 
       const lines = await linesOf(host, total);

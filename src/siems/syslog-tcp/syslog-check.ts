@@ -2,7 +2,7 @@ import { createHeaderWriter } from '../../pipeline/syslog/header-mode.ts';
 import { syslogPri } from '../../pipeline/syslog/syslog-header.ts';
 import type { CheckStep } from '../siem-client.ts';
 import { type ConnectOutcome, syslogEndpointLabel } from './syslog-connection.ts';
-import { shipmentHeaderSettings } from './syslog-encode.ts';
+import { shipmentHeaderSettings } from './syslog-frame-format.ts';
 import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 /** How long the check waits for the receiver to close after ours before dropping the connection. */

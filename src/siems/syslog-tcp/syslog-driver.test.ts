@@ -5,12 +5,13 @@ import { sharedTlsFixtures } from '../../../test/helpers/tls-fixtures.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../../test/simulators/syslog-simulator.ts';
 import { manualClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
+import { eventFrames, shipmentFrames } from '../../pipeline/frames/shipment-frames.ts';
 import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
 import { prepareShipment } from '../../pipeline/shipment/prepare-shipment.ts';
-import { shipmentEvents } from '../../pipeline/shipment/shipment-events.ts';
 import type { Wait } from '../shared/backoff.ts';
-import type { ShipCounters, ShipResult } from '../siem-client.ts';
+import type { FrameSiemClient, SendOptions, ShipCounters, ShipResult } from '../siem-client.ts';
 import { createSyslogDriver, type SyslogDriverOptions } from './syslog-driver.ts';
+import { type SyslogFrameOptions, syslogFrameFormat } from './syslog-frame-format.ts';
 import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
 const T = Date.UTC(2026, 2, 7, 9, 5, 3, 42); // 2026-03-07T09:05:03.042Z
@@ -59,12 +60,36 @@ function recordingWait(onWait?: (n: number) => void | Promise<void>): Wait & { d
   return Object.assign(wait, { delays });
 }
 
-function driverFor(dest: SyslogDestination, options: SyslogDriverOptions = {}) {
-  return createSyslogDriver(
-    dest,
-    { log: createLogger('silent'), clock: manualClock(NOW) },
-    { retry: { attempts: 3, baseMs: 100, capMs: 400 }, wait: recordingWait(), ...options },
+/**
+ * The syslog_tcp client of `dest`, fed as the shipping path feeds it: events become frames in the
+ * pipeline (eventFrames, with the kind's frame format and the shipment's source identity).
+ */
+function driverFor(dest: SyslogDestination, options: SyslogDriverOptions & SyslogFrameOptions = {}) {
+  return withEvents(
+    createSyslogDriver(
+      dest,
+      { log: createLogger('silent'), clock: manualClock(NOW) },
+      { retry: { attempts: 3, baseMs: 100, capMs: 400 }, wait: recordingWait(), ...options },
+    ),
+    options,
   );
+}
+
+/** A frame client that is also sent events, framed per its destination as the shipping path does. */
+function withEvents(client: FrameSiemClient, options: SyslogFrameOptions = {}) {
+  const dest = client.destination as SyslogDestination;
+  return {
+    ...client,
+    send(
+      batches: AsyncIterable<readonly OutboundEvent[]>,
+      sendOptions: SendOptions & { identity?: string } = {},
+    ) {
+      const { identity, ...rest } = sendOptions;
+      const format = syslogFrameFormat(dest, identity, options);
+      return client.send(eventFrames(batches, format, rest.now ?? NOW), rest);
+    },
+    sendFrames: client.send,
+  };
 }
 
 /** `total` events in batches of `size`, time T each; `onPull` sees the count pulled so far. */
@@ -131,10 +156,13 @@ describe('syslog_tcp driver: what arrives', () => {
     log.warn = ((obj: Record<string, unknown>, msg: string) => {
       warnings.push({ obj, msg });
     }) as unknown as typeof log.warn;
-    const driver = createSyslogDriver(
-      destination({ port: sim.port }),
-      { log, clock: manualClock(NOW) },
-      { warnMessageBytes: 200, wait: recordingWait() },
+    const driver = withEvents(
+      createSyslogDriver(
+        destination({ port: sim.port }),
+        { log, clock: manualClock(NOW) },
+        { warnMessageBytes: 200, wait: recordingWait() },
+      ),
+      { warnMessageBytes: 200 },
     );
     const long = (i: number) => `LEEF:2.0|V|P|1|E|^|n=${i}^msg=${'x'.repeat(300)}`;
     // Events given as strings...
@@ -156,7 +184,8 @@ describe('syslog_tcp driver: what arrives', () => {
       format: 'leef',
       now: NOW,
     });
-    expect(await driver.send(shipmentEvents(shipment, 0, { kind: 'leef' }))).toMatchObject({ shipped: 4 });
+    const format = syslogFrameFormat(destination({ port: sim.port }), undefined, { warnMessageBytes: 200 });
+    expect(await driver.sendFrames(shipmentFrames(shipment, 0, format))).toMatchObject({ shipped: 4 });
     expect(warnings).toEqual([
       {
         obj: { siem: 'siem-q', endpoint: `tcp://127.0.0.1:${sim.port}`, long_messages: 2, limit_bytes: 200 },
@@ -222,7 +251,7 @@ describe('syslog_tcp driver: what arrives', () => {
     const at = `SIEM "siem-q" tcp://127.0.0.1:${sim.port}`;
     expect(result).toMatchObject({ shipped: 2, failed: 3, retried: 0 });
     expect(result.errors).toEqual([
-      `${at}: the event has no LEEF line (syslog_tcp sends LEEF only)`,
+      `${at}: the event has no LEEF line (syslog frames carry LEEF only)`,
       `${at}: the event is an empty line`,
       `${at}: the message is longer than 1000 bytes and is not sent (the receiver would cut it in pieces)`,
     ]);

@@ -1,18 +1,21 @@
 import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { type AnySiemKind, defineSiemKind } from '../siem-kind.ts';
 import { createSyslogDriver, type SyslogDriverOptions } from './syslog-driver.ts';
+import { type SyslogFrameOptions, syslogFrameFormat } from './syslog-frame-format.ts';
 import { SyslogTcpSettings } from './syslog-tcp-settings.ts';
 
 /**
  * `syslog_tcp`: a syslog receiver over TCP or TLS (SIEM Q and others). LEEF lines as syslog
  * messages; no indexes of its own (the lab index travels as `labIndex=`) and nothing to delete.
  */
-export function syslogTcpKind(options: SyslogDriverOptions = {}): AnySiemKind {
+export function syslogTcpKind(options: SyslogDriverOptions & SyslogFrameOptions = {}): AnySiemKind {
   return defineSiemKind({
     name: 'syslog_tcp',
     title: 'Syslog over TCP/TLS (SIEM Q and others)',
     settings: SyslogTcpSettings,
     payloadFormats: ['leef'],
+    intake: 'frames',
+    frameFormat: (destination, shipment) => syslogFrameFormat(destination, shipment.identity, options),
     capabilities: {
       indexes: 'label',
       labelsIndex: true,

@@ -32,6 +32,7 @@ export function createLinesClient(destination: LinesDestination): IndexingSiemCl
     }
   };
   return {
+    intake: 'events',
     destination,
 
     async send(

@@ -10,6 +10,7 @@ export function linesKind(): AnySiemKind {
     title: 'JSON lines over HTTP (test only)',
     settings: LinesSettings,
     payloadFormats: ['leef', 'ecs'],
+    intake: 'events',
     capabilities: {
       indexes: 'native',
       labelsIndex: false,

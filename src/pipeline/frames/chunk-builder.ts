@@ -1,5 +1,3 @@
-import type { Chunk } from './delivery-window.ts';
-
 /** Writes one prepared frame of known length into a buffer (see ChunkBuilder.appendBytes). */
 export interface FrameSource {
   /** Writes the frame at `out[pos]`; returns the offset after it. */
@@ -34,14 +32,17 @@ export class ChunkBuilder {
     return this.#events;
   }
 
-  /** Whether `frame` surely fits: a UTF-16 code unit never needs more than 3 UTF-8 bytes. */
+  /**
+   * Whether `frame` surely fits the capacity (not the buffer, which a long frame alone may have
+   * grown): a UTF-16 code unit never needs more than 3 UTF-8 bytes.
+   */
   fits(frame: string): boolean {
-    return this.#length + (this.#group.length + frame.length) * 3 <= this.#buffer.length;
+    return this.#length + (this.#group.length + frame.length) * 3 <= this.#capacity;
   }
 
   /** Whether a frame of `bytes` bytes surely fits. */
   fitsBytes(bytes: number): boolean {
-    return this.#length + this.#group.length * 3 + bytes <= this.#buffer.length;
+    return this.#length + this.#group.length * 3 + bytes <= this.#capacity;
   }
 
   /**
@@ -75,22 +76,23 @@ export class ChunkBuilder {
   }
 
   /**
-   * The gathered frames as a chunk. A chunk less than half full (the end of a small input batch) is
-   * copied out and the buffer reused, so the memory a window holds stays close to the bytes it
-   * counts; a fuller one takes the buffer along and the builder starts a fresh one.
+   * The gathered frames and their count. A chunk less than half full (the end of a small input
+   * batch) is copied out and the buffer reused, so the memory a delivery window holds stays close
+   * to the bytes it counts; a fuller one takes the buffer along and the builder starts a fresh one.
+   * A buffer grown for one long frame is never reused: the next chunks keep to the capacity.
    */
-  take(): Chunk {
+  take(): { data: Buffer; events: number } {
     this.#encodeGroup();
     const length = this.#length;
     const events = this.#events;
     this.#length = 0;
     this.#events = 0;
-    if (length * 2 < this.#buffer.length) {
-      return { data: Buffer.from(this.#buffer.subarray(0, length)), events, sent: false };
+    if (length * 2 < this.#buffer.length && this.#buffer.length === this.#capacity) {
+      return { data: Buffer.from(this.#buffer.subarray(0, length)), events };
     }
     const data = this.#buffer.subarray(0, length);
     this.#buffer = Buffer.allocUnsafe(this.#capacity);
-    return { data, events, sent: false };
+    return { data, events };
   }
 
   #encodeGroup(): void {

@@ -1,11 +1,10 @@
-import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
-import { framerFor } from '../../pipeline/syslog/framing.ts';
-import { createHeaderWriter, type HeaderModeSettings } from '../../pipeline/syslog/header-mode.ts';
-import type { Framing } from '../../pipeline/syslog/syslog-options.ts';
-import type { SyslogDestination } from './syslog-tcp-settings.ts';
+import type { OutboundEvent } from '../shipment/outbound-event.ts';
+import { framerFor } from '../syslog/framing.ts';
+import { createHeaderWriter, type HeaderModeSettings } from '../syslog/header-mode.ts';
+import type { Framing } from '../syslog/syslog-options.ts';
 
 /**
- * Largest syslog message (header + LEEF, framing excluded) the driver sends, in UTF-8 bytes. A
+ * Largest syslog message (header + LEEF, framing excluded) sent by default, in UTF-8 bytes. A
  * receiver cuts longer messages (rsyslog at its maxMessageSize, QRadar at its payload limit), and
  * with LF framing the cut-off tail arrives as a second, bogus event; refusing such an event keeps
  * "one message per event" and names the problem.
@@ -20,32 +19,6 @@ export interface EncodeRefusal {
 /** One event to its frame (header applied, framed), or why it cannot be sent. */
 export type SyslogEncoder = (event: OutboundEvent) => string | EncodeRefusal;
 
-/**
- * Header handling of one shipment. A request's source identity forces synthesized headers with
- * that HOSTNAME (so the events land on the log source provisioned for it); otherwise the
- * shipment's header mode, else the destination's, with the destination's identity.
- *
- * No fallback identity (such as this machine's hostname) is invented: QRadar routes an event to
- * the log source whose identifier equals the header HOSTNAME, so a made-up name would silently
- * file the exercise under an unknown source. Events that need a header then fail with the reason.
- */
-export function shipmentHeaderSettings(
-  destination: Pick<
-    SyslogDestination,
-    'header_mode' | 'syslog_format' | 'source_identity' | 'facility' | 'severity'
-  >,
-  sourceIdentity?: string,
-): HeaderModeSettings {
-  const identity = sourceIdentity ? sourceIdentity : undefined;
-  return {
-    mode: identity !== undefined ? 'force_synthesize' : destination.header_mode,
-    format: destination.syslog_format,
-    sourceIdentity: identity ?? destination.source_identity,
-    facility: destination.facility,
-    severity: destination.severity,
-  };
-}
-
 /** What an encoder needs for one shipment. */
 export interface SyslogEncoderSettings {
   readonly header: HeaderModeSettings;
@@ -56,7 +29,7 @@ export interface SyslogEncoderSettings {
   readonly now: number;
 }
 
-const NO_LINE: EncodeRefusal = { error: 'the event has no LEEF line (syslog_tcp sends LEEF only)' };
+const NO_LINE: EncodeRefusal = { error: 'the event has no LEEF line (syslog frames carry LEEF only)' };
 const EMPTY: EncodeRefusal = { error: 'the event is an empty line' };
 
 /**

@@ -1,74 +1,57 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leefLine, mutatedLine } from '../../../test/fixtures/leef/leef-arbitraries.ts';
-import { framerFor } from '../../pipeline/syslog/framing.ts';
-import { createHeaderWriter } from '../../pipeline/syslog/header-mode.ts';
-import type { HeaderMode } from '../../pipeline/syslog/syslog-options.ts';
+import { framerFor } from '../syslog/framing.ts';
+import { createHeaderWriter, type HeaderModeSettings } from '../syslog/header-mode.ts';
+import type { Framing, HeaderMode, SyslogFormat } from '../syslog/syslog-options.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
-import { createSyslogEncoder, type SyslogEncoderSettings, shipmentHeaderSettings } from './syslog-encode.ts';
-import type { SyslogDestination } from './syslog-tcp-settings.ts';
+import { createSyslogEncoder, type SyslogEncoderSettings } from './syslog-encode.ts';
 
 const T = Date.UTC(2026, 2, 7, 9, 5, 3, 42); // 2026-03-07T09:05:03.042Z
 const NOW = Date.UTC(2026, 10, 22, 18, 0, 0);
 const LEEF = 'LEEF:2.0|Lab|FW|1|allow|^|src=10.0.0.1^labIndex=lab';
 
-function destination(over: Partial<SyslogDestination> = {}): SyslogDestination {
+/** The header and framing settings of a syslog destination, as a test destination gives them. */
+interface TestDestination {
+  header_mode: HeaderMode;
+  syslog_format: SyslogFormat;
+  source_identity: string | null;
+  facility: number;
+  severity: number;
+  framing: Framing;
+}
+
+function destination(over: Partial<TestDestination> = {}): TestDestination {
   return {
-    id: 'd1',
-    name: 'siem-q',
-    driver: 'syslog_tcp',
-    payload_format: 'leef',
-    index: 'lab',
-    enabled: true,
-    tls_verify: true,
-    ca_pem: null,
-    host: '127.0.0.1',
-    port: 514,
-    tls: false,
     source_identity: 'lab-fw01',
     header_mode: 'synthesize_if_missing',
     syslog_format: 'rfc3164',
     framing: 'lf',
     facility: 16,
     severity: 6,
-    provision_log_source: false,
-    offense_cleanup: false,
-    siem_q: null,
     ...over,
+  };
+}
+
+function headerOf(dest: TestDestination): HeaderModeSettings {
+  return {
+    mode: dest.header_mode,
+    format: dest.syslog_format,
+    sourceIdentity: dest.source_identity,
+    facility: dest.facility,
+    severity: dest.severity,
   };
 }
 
 function encoder(over: Partial<SyslogEncoderSettings> = {}, dest = destination()) {
   return createSyslogEncoder({
-    header: shipmentHeaderSettings(dest),
+    header: headerOf(dest),
     framing: dest.framing,
     maxMessageBytes: 65_536,
     now: NOW,
     ...over,
   });
 }
-
-describe('shipmentHeaderSettings', () => {
-  it('uses the destination when the shipment says nothing', () => {
-    expect(shipmentHeaderSettings(destination({ facility: 4, severity: 5 }))).toEqual({
-      mode: 'synthesize_if_missing',
-      format: 'rfc3164',
-      sourceIdentity: 'lab-fw01',
-      facility: 4,
-      severity: 5,
-    });
-  });
-
-  it("forces synthesized headers with a request's source identity, whatever the header mode", () => {
-    const s = shipmentHeaderSettings(destination({ header_mode: 'preserve_raw' }), 'exercise-7');
-    expect(s.mode).toBe('force_synthesize');
-    expect(s.sourceIdentity).toBe('exercise-7');
-  });
-
-  it('treats an empty request identity as absent', () => {
-    expect(shipmentHeaderSettings(destination(), '').mode).toBe('synthesize_if_missing');
-  });
-});
 
 describe('createSyslogEncoder', () => {
   it('synthesizes an RFC 3164 header from the event time and ends the frame with LF', () => {
@@ -116,7 +99,7 @@ describe('createSyslogEncoder', () => {
   it('refuses events without a line, empty lines, and lines that need a header it cannot make', () => {
     const encode = encoder({}, destination({ source_identity: null }));
     expect(encode({ doc: { a: 1 }, time: T })).toEqual({
-      error: 'the event has no LEEF line (syslog_tcp sends LEEF only)',
+      error: 'the event has no LEEF line (syslog frames carry LEEF only)',
     });
     expect(encode({ line: '', time: T })).toEqual({ error: 'the event is an empty line' });
     expect(encode({ line: LEEF, time: T })).toEqual({
@@ -150,7 +133,7 @@ describe('createSyslogEncoder', () => {
             source_identity: identity,
           });
           const got = encoder({}, dest)({ line, time });
-          const msg = createHeaderWriter(shipmentHeaderSettings(dest)).apply(line, time, NOW);
+          const msg = createHeaderWriter(headerOf(dest)).apply(line, time, NOW);
           if (line.length === 0) expect(got).toEqual({ error: 'the event is an empty line' });
           else if (msg === null) expect(typeof got).toBe('object');
           else expect(got).toBe(framerFor(framing)(msg));
@@ -170,7 +153,6 @@ describe('ChunkBuilder', () => {
     expect(chunk.data.toString('utf8')).toBe('a=é\nb\n');
     expect(chunk.data.length).toBe(7);
     expect(chunk.events).toBe(2);
-    expect(chunk.sent).toBe(false);
     expect(builder.events).toBe(0);
     expect(builder.take().data.length).toBe(0);
   });
