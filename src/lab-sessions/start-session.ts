@@ -63,7 +63,7 @@ export async function startSession(
       format: destination.payload_format,
     });
     const shipment = sources.shipment;
-    const identity = capabilitiesIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
+    const identity = requestIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
     const missing = sourceIdentityProblem(target, sources, identity);
     if (missing !== undefined) {
       throw new AppError('source_identity_required', `SIEM "${destination.name}": ${missing}`, {
@@ -233,7 +233,7 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<ShipTar
 }
 
 /** The request's source identity, for a kind that takes one (spec 4.2: ignored by the others). */
-function capabilitiesIdentity(takesIdentity: boolean, identity: string | undefined): string | undefined {
+function requestIdentity(takesIdentity: boolean, identity: string | undefined): string | undefined {
   return takesIdentity && identity !== undefined && identity !== '' ? identity : undefined;
 }
 

@@ -40,7 +40,7 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
   // epoch lines' CPU for 90 MiB more peak RSS under the service's V8 flags; without
   // --external-memory-accounted-in-global-limit, every kept MiB counted towards the old
   // generation's limit and the mark-compacts it caused cost as much as the inflating it saved
-  // (docs/performance.md).
+  // (docs/performance-history.md).
   retainBytes: 0,
 });
 

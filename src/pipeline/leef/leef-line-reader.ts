@@ -88,7 +88,7 @@ export class LineIndexes {
 
 /**
  * LineIndexes' default budget: two million lines (24 bytes each). Positions for every chunk of a
- * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance.md); memory
+ * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance-history.md); memory
  * beyond that budget would grow with the archive, up to 6 GiB of it.
  */
 export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024;
