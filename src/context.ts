@@ -67,6 +67,11 @@ export interface AppContext {
   readonly verifyDispatchToken: (token: string) => boolean;
   /** Writes an audit record; failures are logged, not thrown (use recordAudit to fail closed). */
   audit(entry: AuditEntry): Promise<void>;
+  /**
+   * Aborted when stop() begins: work a request started (a session start's shipment) ends early,
+   * its unsent events counted failed, so shutdown does not wait out a SIEM's retries.
+   */
+  readonly stopping: AbortSignal;
   /** Starts background work: the status poller, and the noise scheduler when SCHEDULER is on. */
   start(): void;
   /**
@@ -89,7 +94,7 @@ export interface ContextOverrides {
   /** The SIEM kinds instead of the built-in ones (builtinSiemKinds): a test's own kind, tuned clients. */
   siemKinds?: (config: Config) => readonly AnySiemKind[];
   /** Replaces the noise dispatcher; it is given the real one to wrap or ignore. */
-  noiseDispatcher?: (shipping: NoiseDispatcher) => NoiseDispatcher;
+  noiseDispatcher?: (real: NoiseDispatcher) => NoiseDispatcher;
   /** Run timing: leases, heartbeats, shutdown grace. */
   runs?: RunEngineOptions;
   /** Noise runner and scheduler tuning. */
@@ -183,8 +188,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 
     let stopping: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
+    const stopSignal = new AbortController();
     const stop = () => {
       stopping ??= (async () => {
+        stopSignal.abort(new Error('the service is shutting down'));
         // In this order: a scheduler tick still claiming would otherwise start a run after the
         // aborts; streams end at once, not after the runs drained.
         platformStatus.streams.close();
@@ -213,6 +220,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       verifyDispatchToken:
         config.dispatchTokens.length > 0 ? createTokenVerifier(config.dispatchTokens) : () => false,
       audit,
+      stopping: stopSignal.signal,
       start() {
         if (stopping !== undefined) return;
         platformStatus.start();

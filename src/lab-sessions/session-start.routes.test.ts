@@ -300,9 +300,28 @@ describe('POST /api/sessions/start', () => {
     expect(bare.json().error.message).toMatch(/3 of 5 lines carry no syslog header.*source_identity/);
     const forced = await start({ archiveDownloadUrl: url('/leef.zip'), siem: 'qradar-anon-forced' });
     expect(forced.statusCode, forced.body).toBe(400);
+    expect(forced.json().error.details).toEqual({ siem: 'qradar-anon-forced', lines: 5, events: 5 });
     expect(forced.json().error.message).toMatch(
       /every line would need a synthesized header \(force_synthesize\)/,
     );
+    // A line is judged as the frame writer judges it: a prefix that is no syslog header, or a line
+    // that is no LEEF at all, needs a header as much as a bare LEEF line.
+    served.set(
+      '/odd.zip',
+      zip([
+        [
+          'a.log',
+          [
+            '<13>Mar  1 12:00:00 fw-edge LEEF:1.0|Acme|Firewall|9.1|deny|src=10.1.1.5',
+            'fw-edge: LEEF:1.0|Acme|Firewall|9.1|deny|src=10.1.1.6',
+            'plain text, no LEEF here',
+          ].join('\n'),
+        ],
+      ]),
+    );
+    const odd = await start({ archiveDownloadUrl: url('/odd.zip'), siem: 'qradar-anon' });
+    expect(odd.statusCode, odd.body).toBe(400);
+    expect(odd.json().error.details).toEqual({ siem: 'qradar-anon', lines: 2, events: 3 });
     // The same archive goes out once the request names the identity.
     const named = await start({
       archiveDownloadUrl: url('/leef.zip'),
@@ -532,9 +551,10 @@ describe('POST /api/sessions/start', () => {
     expect(badIndex.json().error.message).toMatch(/does-not-exist/);
   });
 
-  it('refuses a disabled destination with 409', async () => {
+  it('refuses a disabled destination with 409 destination_disabled', async () => {
     const res = await start({ archiveDownloadUrl: url('/leef.zip'), siem: 'off' });
     expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatchObject({ code: 'destination_disabled', details: { siem: 'off' } });
   });
 
   it('audits refused starts too, whichever check refused them', async () => {

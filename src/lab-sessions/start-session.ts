@@ -28,7 +28,10 @@ export interface StartSessionResult {
   shiftDays: number;
 }
 
-type Deps = Pick<AppContext, 'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit'>;
+type Deps = Pick<
+  AppContext,
+  'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit' | 'stopping'
+>;
 
 /**
  * Downloads an exercise archive (SSRF-checked, in memory only), rebases it so the newest event is at
@@ -58,16 +61,17 @@ export async function startSession(
       allowHttp: deps.config.archiveAllowHttp,
       allowedHosts: deps.config.archiveAllowedHosts,
       maxBytes: deps.config.archiveMaxBytes,
+      signal: deps.stopping,
     });
     const sources = await deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
       format: destination.payload_format,
     });
     const shipment = sources.shipment;
     const identity = requestIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
-    const missing = sourceIdentityProblem(target, sources, identity);
+    const missing = await sourceIdentityProblem(target, sources, identity, deps.stopping);
     if (missing !== undefined) {
-      throw new AppError('source_identity_required', `SIEM "${destination.name}": ${missing}`, {
-        details: { siem: destination.name, lines: shipment.headerless, events: shipment.events },
+      throw new AppError('source_identity_required', `SIEM "${destination.name}": ${missing.message}`, {
+        details: { siem: destination.name, lines: missing.lines, events: missing.events },
       });
     }
     const native = kind.capabilities.indexes === 'native';
@@ -78,7 +82,7 @@ export async function startSession(
         native && input.indexName !== undefined ? { index_mode: 'existing', index: input.indexName } : null,
       ],
       ...(identity !== undefined ? { identity } : {}),
-      signal: new AbortController().signal,
+      signal: deps.stopping,
     });
     const counts = {
       files: shipment.files,

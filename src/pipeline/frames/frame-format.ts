@@ -1,5 +1,6 @@
 import type { HeaderModeSettings } from '../syslog/header-mode.ts';
 import type { Framing } from '../syslog/syslog-options.ts';
+import type { RefusalCause } from './syslog-encode.ts';
 
 /**
  * How a shipment's events become syslog frames, as a kind that takes frames declares it
@@ -29,6 +30,8 @@ export interface FrameChunk {
 export interface FrameRefusal {
   readonly kind: 'refused';
   readonly events: number;
+  readonly cause: RefusalCause;
+  /** The message for people. */
   readonly reason: string;
 }
 

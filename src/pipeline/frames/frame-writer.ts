@@ -91,7 +91,12 @@ export class FrameWriter {
   drain(): FramePiece[] {
     const out: FramePiece[] = [];
     for (const [refusal, events] of this.#refused) {
-      out.push({ kind: 'refused', events, reason: refusal.error } satisfies FrameRefusal);
+      out.push({
+        kind: 'refused',
+        events,
+        cause: refusal.cause,
+        reason: refusal.error,
+      } satisfies FrameRefusal);
     }
     this.#refused.clear();
     if (this.#builder.events > 0) {

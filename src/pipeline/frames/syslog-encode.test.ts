@@ -92,6 +92,7 @@ describe('createSyslogEncoder', () => {
     const over = `${LEEF}^m=é${'x'.repeat(90 - LEEF.length - 4)}`;
     expect(over.length).toBe(90);
     expect(encode({ line: over, time: T })).toEqual({
+      cause: 'too_long',
       error: 'the message is longer than 90 bytes and is not sent (the receiver would cut it in pieces)',
     });
   });
@@ -99,10 +100,12 @@ describe('createSyslogEncoder', () => {
   it('refuses events without a line, empty lines, and lines that need a header it cannot make', () => {
     const encode = encoder({}, destination({ source_identity: null }));
     expect(encode({ doc: { a: 1 }, time: T })).toEqual({
+      cause: 'no_line',
       error: 'the event has no LEEF line (syslog frames carry LEEF only)',
     });
-    expect(encode({ line: '', time: T })).toEqual({ error: 'the event is an empty line' });
+    expect(encode({ line: '', time: T })).toEqual({ cause: 'empty', error: 'the event is an empty line' });
     expect(encode({ line: LEEF, time: T })).toEqual({
+      cause: 'no_header',
       error:
         'cannot synthesize a syslog header (synthesize_if_missing): a source identity is needed to synthesize syslog headers',
     });
@@ -134,7 +137,7 @@ describe('createSyslogEncoder', () => {
           });
           const got = encoder({}, dest)({ line, time });
           const msg = createHeaderWriter(headerOf(dest)).apply(line, time, NOW);
-          if (line.length === 0) expect(got).toEqual({ error: 'the event is an empty line' });
+          if (line.length === 0) expect(got).toEqual({ cause: 'empty', error: 'the event is an empty line' });
           else if (msg === null) expect(typeof got).toBe('object');
           else expect(got).toBe(framerFor(framing)(msg));
         },

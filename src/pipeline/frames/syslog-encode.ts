@@ -11,8 +11,15 @@ import type { Framing } from '../syslog/syslog-options.ts';
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;
 
+/**
+ * Why an event cannot be framed: it has no line, an empty one, a header to synthesize the
+ * settings cannot (no source identity), or a message over the longest allowed.
+ */
+export type RefusalCause = 'no_line' | 'empty' | 'no_header' | 'too_long';
+
 /** Why an event was not encoded (counted failed with this reason). */
 export interface EncodeRefusal {
+  readonly cause: RefusalCause;
   readonly error: string;
 }
 
@@ -29,8 +36,11 @@ export interface SyslogEncoderSettings {
   readonly now: number;
 }
 
-const NO_LINE: EncodeRefusal = { error: 'the event has no LEEF line (syslog frames carry LEEF only)' };
-const EMPTY: EncodeRefusal = { error: 'the event is an empty line' };
+const NO_LINE: EncodeRefusal = {
+  cause: 'no_line',
+  error: 'the event has no LEEF line (syslog frames carry LEEF only)',
+};
+const EMPTY: EncodeRefusal = { cause: 'empty', error: 'the event is an empty line' };
 
 /**
  * An encoder for one shipment: header mode (createHeaderWriter), then RFC 6587 framing
@@ -57,9 +67,11 @@ export function createSyslogEncoding(settings: SyslogEncoderSettings): SyslogEnc
   const max = settings.maxMessageBytes;
   const now = settings.now;
   const noHeader: EncodeRefusal = {
+    cause: 'no_header',
     error: `cannot synthesize a syslog header (${settings.header.mode}): ${writer.problem ?? 'unknown problem'}`,
   };
   const tooLong: EncodeRefusal = {
+    cause: 'too_long',
     error: `the message is longer than ${max} bytes and is not sent (the receiver would cut it in pieces)`,
   };
   // A UTF-16 code unit is at most 3 UTF-8 bytes: shorter strings need no byte count.

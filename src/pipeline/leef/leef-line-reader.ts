@@ -313,8 +313,6 @@ export class LeefLineReader {
     let ms = Number.NaN;
     let yearless = false;
     let dev = DEV_NONE;
-    // A line with nothing before LEEF:, or text there no header can start with (see RebaseContext).
-    if (isLeef && (this.L.start === s || !mayStartHeaderByte(buf[s] as number))) ctx.headerless++;
     if (isLeef) {
       dev = this.devTime(buf, ctx.referenceMs);
       if (dev === DEV_EPOCH) ms = this.devMs;

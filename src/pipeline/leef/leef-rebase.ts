@@ -11,7 +11,6 @@
 // and finds the rest again.
 
 import { ShipmentScratch } from '../shipment/shipment-scratch.ts';
-import { mayStartHeaderByte } from '../syslog/detect-syslog-header-bytes.ts';
 import { writeShiftedOrNull, writtenInstant } from '../time/parsed-time.ts';
 import { readDevTimeAt, readDevTimeMsAt, readHeaderTimeAt } from './event-time-reader.ts';
 import { scanLeefInto } from './leef-layout.ts';
@@ -39,12 +38,6 @@ export interface RebaseContext {
   yearless: number;
   unreadable: number;
   /**
-   * Pass 1: LEEF lines that surely carry no syslog header — nothing before `LEEF:`, or text there
-   * that cannot start one (mayStartHeaderByte). A shipment that must synthesize headers needs a
-   * source identity for them; other prefixes are judged when framed.
-   */
-  headerless: number;
-  /**
    * Written by shiftLine: the rebased event time of the line just shifted (devTime, else the
    * header timestamp; at the precision it was written with), or null when it has none. This is
    * the time a synthesized header carries. An out-parameter keeps pass 2 allocation-free.
@@ -61,7 +54,6 @@ export function createRebaseContext(nowMs: number): RebaseContext {
     readable: 0,
     yearless: 0,
     unreadable: 0,
-    headerless: 0,
     lastEventMs: null,
   };
 }
@@ -88,7 +80,7 @@ export function readEventTime(
   ctx: RebaseContext,
   scratch: ShipmentScratch = new ShipmentScratch(),
 ): number | null {
-  const ms = eventMsOf(line, ctx, scratch);
+  const ms = eventMsOf(line, ctx.referenceMs, scratch);
   if (Number.isNaN(ms)) {
     ctx.unreadable++;
     return null;
@@ -223,18 +215,10 @@ export function rebaseLines(lines: readonly string[], nowMs: number): RebasedLin
  * scratch.spans.yearless. The records it fills are the scratch's (the functions here are
  * synchronous and non-reentrant): no allocation per line.
  */
-/** Whether the LEEF line laid out in `layout` (scanLeefInto) surely has no syslog header. */
-function headerless(line: string, start: number): boolean {
-  return start === 0 || !mayStartHeaderByte(line.charCodeAt(0));
-}
-
-/** The event time of `line` (NaN when unreadable); counts it in ctx.headerless when it has no header. */
-function eventMsOf(line: string, ctx: RebaseContext, scratch: ShipmentScratch): number {
+function eventMsOf(line: string, referenceMs: number, scratch: ShipmentScratch): number {
   if (typeof line !== 'string') return Number.NaN;
-  const referenceMs = ctx.referenceMs;
   const layout = scratch.layout;
   const isLeef = scanLeefInto(line, layout);
-  if (isLeef && headerless(line, layout.start)) ctx.headerless++;
   if (isLeef) {
     const dev = readDevTimeMsAt(line, layout, referenceMs, scratch);
     if (!Number.isNaN(dev)) return dev;

@@ -44,8 +44,6 @@ export interface PreparedShipment {
   readonly eventsPerSource: readonly number[];
   /** Events without a readable time: shipped unchanged. */
   readonly unreadable: number;
-  /** LEEF lines that surely carry no syslog header (RebaseContext.headerless); 0 for ECS. */
-  readonly headerless: number;
   readonly shiftMs: number;
   readonly shiftDays: number;
   /** @internal pass-2 state */
@@ -190,7 +188,6 @@ export async function prepareShipment(
     events,
     eventsPerSource,
     unreadable: leef ? leef.unreadable : unreadableEcs,
-    headerless: leef ? leef.headerless : 0,
     shiftMs,
     shiftDays: shiftDays(shiftMs),
     archives,
