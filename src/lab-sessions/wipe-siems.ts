@@ -6,6 +6,7 @@ import type { Destination } from '../destinations/destination-types.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import { listJobRows, type NoiseJob } from '../noise/job-store.ts';
 import type { DispatchResult } from '../noise/noise-runner.ts';
+import type { SiemClient } from '../siems/siem-client.ts';
 
 /** Answer of DELETE /api/sessions (spec 4.3, decisions.md §5). */
 export interface WipeResult {
@@ -144,8 +145,10 @@ async function wipeOne(
       message: `SIEM "${siem}" was not wiped: the audit record could not be written`,
     };
   }
-  const client = deps.siems.client(destination);
+  let client: SiemClient | undefined;
   try {
+    // Built inside: a client that cannot be built is a failed wipe, audited like any other.
+    client = deps.siems.client(destination);
     if (!client.wipe) throw new Error(`the ${destination.driver} client has no wipe`);
     const results = await client.wipe(indexes);
     const failed = results.filter((r) => !r.ok);
@@ -166,7 +169,7 @@ async function wipeOne(
     await audit('failure', { error: message }).catch(() => {});
     return { kind: 'failed', siem, message };
   } finally {
-    await client.close().catch(() => {});
+    await client?.close().catch(() => {});
   }
 }
 

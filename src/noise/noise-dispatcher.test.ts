@@ -387,6 +387,36 @@ describe('createNoiseDispatcher', () => {
     });
   });
 
+  it('puts why the dispatch was cancelled first, even when the client pulled everything and names its own cause', async () => {
+    const req = await request(['syslog-a']);
+    const controller = new AbortController();
+    // A client that has taken every frame when the dispatch is cancelled, and then fails the
+    // events it could not confirm with its own message (as the syslog client's window does).
+    const confirming = (d: Destination): FrameSiemClient => ({
+      ...recordingClient(d, []),
+      async send(frames) {
+        let events = 0;
+        for await (const piece of frames) events += piece.events;
+        controller.abort(new Error('the lease was lost'));
+        const message = `SIEM "${d.name}" tcp://127.0.0.1:514: cancelled before the receiver confirmed`;
+        return {
+          shipped: 0,
+          failed: events,
+          retried: 0,
+          bytes: 0,
+          errors: [message],
+          failures: [{ reason: 'cancelled', message, events }],
+        };
+      },
+    });
+    await dispatcher(confirming)(req, controller.signal);
+    const row = (await rows(req))['syslog-a'];
+    expect(row).toMatchObject({ status: 'failed', events_shipped: 0 });
+    expect(row?.error).toMatch(
+      /^cancelled: the lease was lost; SIEM "syslog-a" tcp:\/\/127\.0\.0\.1:514: cancelled before/,
+    );
+  });
+
   it('records progress after each archive', async () => {
     const req = await request(['syslog-b']);
     const seen: number[] = [];

@@ -166,7 +166,7 @@ async function shipTarget(
   } finally {
     await progress.settle();
   }
-  return { shipped: outcome.shipped, failed: outcome.failed, error: rowError(outcome) };
+  return { shipped: outcome.shipped, failed: outcome.failed, error: rowError(outcome, signal) };
 }
 
 /** Why a target got nothing: unknown, disabled, or unreadable. */
@@ -177,10 +177,14 @@ function targetError(siem: string, err: unknown): string {
   return `SIEM destination "${siem}" could not be loaded: ${messageOf(err)}`;
 }
 
-/** A run row's error: the shipment's distinct messages, at most MAX_ROW_ERRORS of them. */
-function rowError(outcome: ShipOutcome): string | null {
+/**
+ * A run row's error: the shipment's distinct messages, at most MAX_ROW_ERRORS of them; first why
+ * the dispatch was cancelled (shutdown, a lost lease) when it was, whatever the client said.
+ */
+function rowError(outcome: ShipOutcome, signal: AbortSignal): string | null {
   if (outcome.failed === 0) return null;
-  const all = outcome.errors;
+  const why = signal.aborted ? cancelled(signal) : null;
+  const all = why === null ? outcome.errors : [why, ...outcome.errors.filter((e) => e !== why)];
   if (all.length === 0) return `${outcome.failed} of ${outcome.events} events were not delivered`;
   const shown = all.slice(0, MAX_ROW_ERRORS).join('; ');
   return all.length > MAX_ROW_ERRORS ? `${shown}; and ${all.length - MAX_ROW_ERRORS} more` : shown;

@@ -8,7 +8,7 @@ import type { SendOptions, ShipCounters, ShipResult, SiemClient } from '../siems
 import { type Failure, failure, type SiemFailure } from '../siems/siem-failure.ts';
 import type { AnySiemKind } from '../siems/siem-kind.ts';
 import type { PreparedSources } from './prepared-sources.ts';
-import { type ArchiveIndex, landingIndex, routeFor } from './route-for.ts';
+import { type ArchiveIndex, landingIndex, type Route, routeFor } from './route-for.ts';
 
 /** A destination ready to ship to, with its kind. */
 export interface ShipTarget {
@@ -119,6 +119,19 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
           `SIEM "${destination.name}": ECS archives cannot be shipped to a LEEF destination`,
         );
         totals.notSent(events, stopped);
+        perSource.push(notSentSource(events));
+        continue;
+      }
+      if (unlabelled(kind, request.routing?.[i] ?? null, route)) {
+        // Saving a job refuses this (decisions.md §5); the destination's index was cleared since.
+        totals.notSent(
+          events,
+          failure(
+            'config',
+            `SIEM "${destination.name}" has no index, so the lines of ${label} (index_mode default) would ` +
+              "carry no labIndex= and the collector could not route them; set the destination's index",
+          ),
+        );
         perSource.push(notSentSource(events));
         continue;
       }
@@ -269,6 +282,11 @@ class Totals {
 /** The failure of a source whose index the SIEM refused earlier in this shipment, if so. */
 function refusedFor(refused: ReadonlyMap<string, Failure>, landing: string | null): Failure | undefined {
   return landing === null ? undefined : refused.get(landing);
+}
+
+/** An archive with index routing to a kind that labels events, and no label to give them. */
+function unlabelled(kind: AnySiemKind, archive: ArchiveIndex | null, route: Route): boolean {
+  return archive !== null && kind.capabilities.indexes === 'label' && route.labIndex === null;
 }
 
 function cancelled(signal: AbortSignal): Failure {

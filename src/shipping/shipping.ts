@@ -11,8 +11,9 @@ import { type ShipOutcome, type ShipRequest, type ShipTarget, ship } from './shi
 import { loadShipTarget } from './ship-target.ts';
 
 /**
- * The one shipping path (session start, noise runs, exercise attempts): a target by name, archives
- * prepared once, shipments to targets. Callers keep their own bookkeeping (audit, run rows).
+ * The one shipping path (session start and noise runs today, exercise attempts next): a target by
+ * name, archives prepared once, shipments to targets. Callers keep their own bookkeeping (audit,
+ * run rows).
  */
 export interface Shipping {
   /** The enabled destination named `siem` and its kind (404 unknown, 409 destination_disabled). */

@@ -65,6 +65,8 @@ export class SiemRegistry {
     const kind = this.kindOf(destination);
     const client = kind.create(destination, this.#deps);
     if (client.intake !== kind.intake) {
+      // A bug in the kind; the client may hold sockets already.
+      void client.close().catch(() => {});
       throw new Error(
         `SIEM kind "${kind.name}" declares ${kind.intake} but its client takes ${client.intake}`,
       );

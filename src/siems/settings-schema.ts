@@ -48,11 +48,6 @@ export function isGroup(schema: TSchema): schema is TObject {
   return Type.IsObject(schema);
 }
 
-/** True for a setting that may be left unset. */
-export function isOptional(schema: TSchema): boolean {
-  return Type.IsOptional(schema);
-}
-
 /** The value a setting reads as when unset: its default, else null. */
 export function unsetValue(schema: TSchema): unknown {
   const value = (schema as { default?: unknown }).default;

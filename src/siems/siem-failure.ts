@@ -41,8 +41,3 @@ export interface SiemFailure extends Failure {
 export function failure(reason: FailureReason, message: string, index?: string): Failure {
   return index === undefined ? { reason, message } : { reason, message, index };
 }
-
-/** The reason of a failure that concerns the whole target rather than some events or an index. */
-export function isTargetFailure(f: Pick<Failure, 'reason'>): boolean {
-  return f.reason !== 'index_refused' && f.reason !== 'rejected';
-}
