@@ -37,14 +37,17 @@ module.exports = {
     {
       name: 'siem-kinds-talk-to-siems-only',
       comment:
-        'A SIEM kind uses the pipeline and shared infrastructure, never the HTTP layer, the database or features.',
+        'A SIEM kind uses src/siems, the pipeline, the destination type, errors, the logger and the clock ' +
+        '(and libraries): never the HTTP layer, the database, the context or features.',
       severity: 'error',
       from: { path: '^src/siems/' },
       to: {
-        path: [
-          HTTP,
-          DATABASE,
-          '^src/(http|shipping|runs|noise|lab-sessions|users|roles|auth|audit|platform-status|storage)/',
+        path: [HTTP, DATABASE, '^src/'],
+        pathNot: [
+          '^src/siems/',
+          '^src/pipeline/',
+          '^src/destinations/destination-types\\.ts$',
+          '^src/(errors|logger|clock)\\.ts$',
         ],
       },
     },

@@ -32,7 +32,7 @@ import type { Framing } from '../src/pipeline/syslog/syslog-options.ts';
 import type { ShipResult } from '../src/siems/siem-client.ts';
 import { createSyslogDriver } from '../src/siems/syslog-tcp/syslog-driver.ts';
 import { syslogFrameFormat } from '../src/siems/syslog-tcp/syslog-frame-format.ts';
-import type { SyslogDestination } from '../src/siems/syslog-tcp/syslog-tcp-settings.ts';
+import { syslogDestination } from '../test/fixtures/syslog-destination.ts';
 import { startSyslogSimulator } from '../test/simulators/syslog-simulator.ts';
 
 type Receiver = 'simulator' | 'minimal';
@@ -80,28 +80,13 @@ async function main(): Promise<void> {
 }
 
 async function shipTo(port: number, framing: Framing, total: number): Promise<ShipResult> {
-  const destination: SyslogDestination = {
+  const destination = syslogDestination({
     id: 'bench',
     name: 'bench-syslog',
-    driver: 'syslog_tcp',
-    payload_format: 'leef',
     index: 'bench',
-    enabled: true,
-    tls_verify: true,
-    ca_pem: null,
-    host: '127.0.0.1',
     port,
-    tls: false,
-    source_identity: 'lab-fw01',
-    header_mode: 'synthesize_if_missing',
-    syslog_format: 'rfc3164',
     framing,
-    facility: 16,
-    severity: 6,
-    provision_log_source: false,
-    offense_cleanup: false,
-    siem_q: null,
-  };
+  });
   const confirmMiB = Number(process.env.BENCH_SYSLOG_CONFIRM_MIB ?? 0);
   const chunkKiB = Number(process.env.BENCH_SYSLOG_CHUNK_KIB ?? 0);
   const driver = createSyslogDriver(

@@ -48,6 +48,12 @@ describe('import rules (lint)', () => {
       'src/siems/acme/acme-kind.ts': "import { app } from '../../http/app.ts';\nexport const kind = app;\n",
       'src/noise/noise-service.ts': "import Fastify from 'fastify';\nexport const f = Fastify;\n",
       'src/noise/noise.routes.ts': "import Fastify from 'fastify';\nexport const r = Fastify;\n",
+      'src/siems/acme/acme-admin.ts': "import { ctx } from '../../context.ts';\nexport const admin = ctx;\n",
+      'src/context.ts': 'export const ctx = 1;\n',
+      'src/shipping/ship.ts': "import { jobs } from '../noise/jobs.ts';\nexport const s = jobs;\n",
+      'src/noise/jobs.ts': 'export const jobs = 1;\n',
+      'src/noise/uses-sim.ts': "import { sim } from '../../test/simulators/sim.ts';\nexport const u = sim;\n",
+      'test/simulators/sim.ts': 'export const sim = 1;\n',
       'src/users/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
       'src/users/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
     });
@@ -57,8 +63,11 @@ describe('import rules (lint)', () => {
         /^fastify-only-in-routes-and-http: src\/noise\/noise-service\.ts → .*node_modules\/fastify\//,
       ),
       expect.stringMatching(/^no-cycles: src\/users\/[ab]\.ts → src\/users\/[ab]\.ts$/),
+      'no-test-code-in-src: src/noise/uses-sim.ts → test/simulators/sim.ts',
       'pipeline-is-pure: src/pipeline/leef/leaky.ts → src/db/schema.ts',
       expect.stringMatching(/^pipeline-is-pure: src\/pipeline\/leef\/query\.ts → .*node_modules\/kysely\//),
+      'shipping-is-the-send-side: src/shipping/ship.ts → src/noise/jobs.ts',
+      'siem-kinds-talk-to-siems-only: src/siems/acme/acme-admin.ts → src/context.ts',
       'siem-kinds-talk-to-siems-only: src/siems/acme/acme-kind.ts → src/http/app.ts',
     ]);
   });

@@ -5,9 +5,8 @@ import type { Env } from '../../src/config.ts';
 import { type ContextOverrides, createContext } from '../../src/context.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
-import { drainServing } from '../../src/main.ts';
 import type { PlatformStatusOptions } from '../../src/platform-status/create-platform-status.ts';
-import { TEST_NOW, type TestApp, testConfig } from './test-app.ts';
+import { shutdownOf, TEST_NOW, type TestApp, testConfig } from './test-app.ts';
 import { openTestDatabase } from './test-db.ts';
 
 /** An app with platform-status options, listening on a random port. */
@@ -42,27 +41,7 @@ export async function buildStatusTestApp(
     await app.ready();
   }
   ctx.start();
-  let draining: Promise<void> | undefined;
-  let closing: Promise<void> | undefined;
-  return {
-    app,
-    ctx,
-    clock,
-    url,
-    // Both idempotent: a test may drain or close early, and its afterEach closes again.
-    drain: () => {
-      draining ??= drainServing(app, ctx);
-      return draining;
-    },
-    close: () => {
-      closing ??= (async () => {
-        draining ??= drainServing(app, ctx);
-        await draining;
-        await ctx.close();
-      })();
-      return closing;
-    },
-  };
+  return { app, ctx, clock, url, ...shutdownOf(app, ctx) };
 }
 
 /** One parsed event of a stream. */

@@ -67,21 +67,26 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp(ctx);
   await app.ready();
   ctx.start();
+  return { app, ctx, clock, ...shutdownOf(app, ctx) };
+}
+
+/**
+ * drain() (stop answering and running, the database still open) and close() (all of it) of a
+ * test's app, as main.ts stops a serving instance. Both idempotent: a test may drain or close
+ * early, and its afterEach closes again.
+ */
+export function shutdownOf(app: App, ctx: AppContext): { drain(): Promise<void>; close(): Promise<void> } {
   let draining: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
+  const drain = () => {
+    draining ??= drainServing(app, ctx);
+    return draining;
+  };
   return {
-    app,
-    ctx,
-    clock,
-    // Both idempotent: a test may drain or close early, and its afterEach closes again.
-    drain: () => {
-      draining ??= drainServing(app, ctx);
-      return draining;
-    },
+    drain,
     close: () => {
       closing ??= (async () => {
-        draining ??= drainServing(app, ctx);
-        await draining;
+        await drain();
         await ctx.close();
       })();
       return closing;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syslogDestination } from '../../../test/fixtures/syslog-destination.ts';
 import { systemClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import { eventFrames } from '../../pipeline/frames/shipment-frames.ts';
@@ -83,28 +84,14 @@ function printedPayload(leef: string, format: SyslogFormat): string {
 }
 
 function destination(port: number, format: SyslogFormat, framing: Framing): SyslogDestination {
-  return {
+  return syslogDestination({
     id: 'rsyslog',
     name: 'rsyslog-lab',
-    driver: 'syslog_tcp',
-    payload_format: 'leef',
-    index: 'lab',
-    enabled: true,
-    tls_verify: true,
-    ca_pem: null,
-    host: '127.0.0.1',
     port,
-    tls: false,
     source_identity: 'unused-default',
-    header_mode: 'synthesize_if_missing',
     syslog_format: format,
     framing,
-    facility: 16,
-    severity: 6,
-    provision_log_source: false,
-    offense_cleanup: false,
-    siem_q: null,
-  };
+  });
 }
 
 /** Event `i`: LEEF 2.0 and 1.0 (TAB-delimited), bare or behind an old header, some non-ASCII. */

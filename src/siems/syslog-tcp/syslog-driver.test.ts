@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
+import { syslogDestination } from '../../../test/fixtures/syslog-destination.ts';
 import { startFaultProxy } from '../../../test/helpers/fault-proxy.ts';
 import { sharedTlsFixtures } from '../../../test/helpers/tls-fixtures.ts';
 import { type SyslogSimulator, startSyslogSimulator } from '../../../test/simulators/syslog-simulator.ts';
@@ -23,31 +24,8 @@ const leef = (i: number) => `LEEF:2.0|Lab|FW|1|allow|^|seq=${i}^src=10.0.0.1^msg
 /** What the receiver must hold for event `i` with the default test destination. */
 const expected = (i: number) => `${HEADER}${leef(i)}`;
 
-function destination(over: Partial<SyslogDestination> = {}): SyslogDestination {
-  return {
-    id: 'd1',
-    name: 'siem-q',
-    driver: 'syslog_tcp',
-    payload_format: 'leef',
-    index: 'lab',
-    enabled: true,
-    tls_verify: true,
-    ca_pem: null,
-    host: '127.0.0.1',
-    port: 1,
-    tls: false,
-    source_identity: 'lab-fw01',
-    header_mode: 'synthesize_if_missing',
-    syslog_format: 'rfc3164',
-    framing: 'lf',
-    facility: 16,
-    severity: 6,
-    provision_log_source: false,
-    offense_cleanup: false,
-    siem_q: null,
-    ...over,
-  };
-}
+/** The test destination (port 1: tests give the simulator's). */
+const destination = (over: Partial<SyslogDestination> = {}) => syslogDestination({ port: 1, ...over });
 
 /** A wait that returns at once and records the delays asked for; `onWait` runs before it returns. */
 function recordingWait(onWait?: (n: number) => void | Promise<void>): Wait & { delays: number[] } {
