@@ -20,6 +20,7 @@ import { installErrorHandlers } from './error-handler.ts';
 import { createFrameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { healthRoutes } from './health.routes.ts';
 import type { RouteInfo } from './route-auth.ts';
+import { createTextRulesHook } from './text-rules.ts';
 import { createValidatorCompiler } from './validator.ts';
 
 declare module 'fastify' {
@@ -139,6 +140,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     );
   });
   app.addHook('onRequest', authenticate);
+  // Control characters and lone surrogates are refused here for every route (text-rules.ts).
+  app.addHook('preValidation', createTextRulesHook());
   app.addHook('onSend', async (_request, reply) => {
     securityHeaders(reply);
     // server.close() reaps only the connections idle at that moment: an answer sent while the

@@ -8,6 +8,8 @@ export const TlsSettings = {
     Type.String({
       format: 'pem-certificates',
       maxLength: 1_000_000,
+      // Multi-line text: the request text rules (src/http/text-rules.ts) allow line breaks here.
+      'x-multiline': true,
       description: 'PEM CA bundle trusted in addition to the system CAs',
     }),
   ),
