@@ -5,9 +5,10 @@ import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { requestBody } from '../shared/request-body.ts';
+import { secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
-import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
+import { siemMessage } from '../shared/siem-message.ts';
 import type {
   CheckStep,
   IndexingSiemClient,
@@ -20,7 +21,7 @@ import { failure } from '../siem-failure.ts';
 import { type BulkAdminContext, checkBulk, ensureBulkIndex, wipeBulkIndex } from './bulk-admin.ts';
 import { classifyBulkAnswer } from './bulk-classify.ts';
 import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
-import type { BulkDestination } from './bulk-settings.ts';
+import { type BulkDestination, BulkSettings } from './bulk-settings.ts';
 
 /** 5,000 documents or 5 MiB per request (the bulk helpers' defaults), four requests in flight. */
 export const BULK_BATCH_DEFAULTS: BatchLimits = { maxEvents: 5_000, maxBytes: 5 << 20, concurrency: 4 };
@@ -46,16 +47,19 @@ export function createBulkDriver(
 ): IndexingSiemClient {
   const opts = resolveDriverOptions(options, BULK_BATCH_DEFAULTS);
   const siem = destination.name;
-  const secrets = [destination.api_key, destination.password].filter(
-    (s): s is string => typeof s === 'string',
-  );
-  const message = (endpoint: string, cause: string) =>
-    scrubSecrets(siemMessage(siem, endpoint, cause), secrets);
+  // Every secret setting, and the Basic pair: scrubbed from every answer as it is read
+  // (HttpEndpoint) and from every message.
+  const scrubber = secretScrubber({
+    secrets: secretValues(BulkSettings, destination),
+    basic: [{ user: destination.username, password: destination.password }],
+  });
+  const message = (endpoint: string, cause: string) => scrubber.text(siemMessage(siem, endpoint, cause));
   warnIfUnverified(deps.log, siem, destination.tls_verify, [destination.url]);
 
   const endpoint = new HttpEndpoint(destination.url, destination, {
     connections: opts.batch.concurrency,
     timeouts: opts.timeouts,
+    scrubber,
   });
   const authorization = destination.api_key
     ? `ApiKey ${destination.api_key}`
@@ -148,7 +152,7 @@ export function createBulkDriver(
 
     async check(signal = new AbortController().signal): Promise<CheckStep[]> {
       const steps = await checkBulk(admin, destination.index, signal);
-      return steps.map((s) => ({ ...s, message: scrubSecrets(s.message, secrets) }));
+      return steps.map((s) => ({ ...s, message: scrubber.text(s.message) }));
     },
 
     async close(): Promise<void> {

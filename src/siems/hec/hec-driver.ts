@@ -7,9 +7,10 @@ import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
 import { BodyBuffers, maxBodyBytes, writeRequestBody } from '../shared/request-body.ts';
+import { secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
-import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
+import { siemMessage } from '../shared/siem-message.ts';
 import type {
   CheckStep,
   IndexingSiemClient,
@@ -23,7 +24,7 @@ import { checkHec } from './hec-check.ts';
 import { classifyHecAnswer } from './hec-classify.ts';
 import { createHecEncoder } from './hec-encode.ts';
 import { ensureHecIndex, type ManagementContext, wipeHecIndex } from './hec-management.ts';
-import type { HecDestination } from './hec-settings.ts';
+import { type HecDestination, HecSettings } from './hec-settings.ts';
 
 /** HEC tuning: the bulk options plus the gzip level of request bodies. */
 export interface HecDriverOptions extends HttpDriverOptions {
@@ -52,19 +53,26 @@ export function createHecDriver(
   const gzipLevel = options.gzipLevel ?? 1;
   const retryNotFound = options.retryNotFound ?? false;
   const siem = destination.name;
-  const secrets = [destination.token, destination.management_token, destination.management_password].filter(
-    (s): s is string => typeof s === 'string',
-  );
-  const message = (endpoint: string, cause: string) =>
-    scrubSecrets(siemMessage(siem, endpoint, cause), secrets);
+  // Every secret setting, and the Basic pair of the management API: scrubbed from every answer
+  // as it is read (HttpEndpoint) and from every message.
+  const scrubber = secretScrubber({
+    secrets: secretValues(HecSettings, destination),
+    basic: [{ user: destination.management_username, password: destination.management_password }],
+  });
+  const message = (endpoint: string, cause: string) => scrubber.text(siemMessage(siem, endpoint, cause));
   warnIfUnverified(deps.log, siem, destination.tls_verify, [destination.url, destination.management_url]);
 
   const collector = new HttpEndpoint(destination.url, destination, {
     connections: opts.batch.concurrency,
     timeouts: opts.timeouts,
+    scrubber,
   });
   const management = destination.management_url
-    ? new HttpEndpoint(destination.management_url, destination, { connections: 2, timeouts: opts.timeouts })
+    ? new HttpEndpoint(destination.management_url, destination, {
+        connections: 2,
+        timeouts: opts.timeouts,
+        scrubber,
+      })
     : undefined;
   const managementAuth = destination.management_token
     ? `Bearer ${destination.management_token}`
@@ -201,7 +209,7 @@ export function createHecDriver(
         collectorHeaders,
         management: typeof ctx === 'string' ? undefined : ctx,
         managementProblem: management && typeof ctx === 'string' ? ctx : undefined,
-        scrub: (text) => scrubSecrets(text, secrets),
+        scrub: scrubber.text,
         signal,
       });
     },

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import { classifyNetworkError, type NetworkFailure } from './network-failure.ts';
+import type { SecretScrubber } from './secret-scrubber.ts';
 import { endpointLabel, joinPath } from './siem-message.ts';
 import type { TlsSettings } from './tls-options.ts';
 import { tlsConnectOptions } from './tls-options.ts';
@@ -16,7 +17,7 @@ export interface HttpTimeouts {
 /** Ten seconds to connect, thirty seconds of silence before a read is given up. */
 export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, readMs: 30_000 };
 
-/** An HTTP answer, any status, body read as text. */
+/** An HTTP answer, any status, body read as text (with the client's secrets scrubbed). */
 export interface HttpAnswer {
   readonly kind: 'answer';
   readonly status: number;
@@ -45,12 +46,23 @@ export class HttpEndpoint {
   readonly #pool: Pool;
   readonly #prefix: string;
   readonly #timeouts: HttpTimeouts;
+  readonly #scrubber: Pick<SecretScrubber, 'answer'>;
 
-  constructor(base: string, tls: TlsSettings, options: { connections: number; timeouts: HttpTimeouts }) {
+  /**
+   * `scrubber`: the credentials this client sends, removed from every answer body as it is read,
+   * before anything parses, quotes or clips it (a SIEM may repeat a refused credential). Required,
+   * so no client of a new kind forgets it.
+   */
+  constructor(
+    base: string,
+    tls: TlsSettings,
+    options: { connections: number; timeouts: HttpTimeouts; scrubber: Pick<SecretScrubber, 'answer'> },
+  ) {
     const url = new URL(base);
     this.base = base;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#timeouts = options.timeouts;
+    this.#scrubber = options.scrubber;
     this.#pool = new Pool(url.origin, {
       connections: options.connections,
       pipelining: 1,
@@ -84,6 +96,7 @@ export class HttpEndpoint {
       let text = '';
       if (req.method === 'HEAD') await res.body.dump();
       else text = await res.body.text();
+      text = this.#scrubber.answer(text);
       return { kind: 'answer', status: res.statusCode, headers: res.headers, text };
     } catch (err) {
       return classifyNetworkError(err, req.signal);

@@ -24,19 +24,10 @@ export function siemMessage(siem: string, endpoint: string, cause: string): stri
 }
 
 /**
- * Replaces every occurrence of a secret in `text` with `[redacted]`. A last line of defence: the
- * drivers never put secrets in messages, but answer bodies they quote could echo one back.
- * Secrets shorter than 4 characters are ignored (they would mangle ordinary words).
+ * Shortens quoted answer text so one odd body cannot flood a run record. Only ever on text whose
+ * secrets are already scrubbed (answers are, as HttpEndpoint reads them): a cut through a secret
+ * would leave a piece that no scrubbing recognises afterwards.
  */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
-
-/** Shortens quoted answer text so one odd body cannot flood a run record. */
 export function clip(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;

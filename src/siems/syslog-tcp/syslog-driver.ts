@@ -1,8 +1,9 @@
 import type { FramePiece } from '../../pipeline/frames/frame-format.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, realWait, type Wait } from '../shared/backoff.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
+import { secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
-import { scrubSecrets, siemMessage } from '../shared/siem-message.ts';
+import { siemMessage } from '../shared/siem-message.ts';
 import type { CheckStep, FrameSiemClient, SendOptions, ShipResult, SiemDeps } from '../siem-client.ts';
 import { type Failure, failure } from '../siem-failure.ts';
 import { type ConfirmLimits, DEFAULT_CONFIRM_LIMITS, DeliveryWindow } from './delivery-window.ts';
@@ -14,7 +15,7 @@ import {
   syslogEndpointLabel,
 } from './syslog-connection.ts';
 import { DEFAULT_WARN_MESSAGE_BYTES } from './syslog-frame-format.ts';
-import type { SyslogDestination } from './syslog-tcp-settings.ts';
+import { type SyslogDestination, SyslogTcpSettings } from './syslog-tcp-settings.ts';
 
 /** Tuning of the syslog client; every field has a default, tests and benchmarks override a few. */
 export interface SyslogDriverOptions {
@@ -53,9 +54,10 @@ export function createSyslogDriver(
   const random = options.random ?? Math.random;
   const siem = destination.name;
   const endpoint = syslogEndpointLabel(destination);
-  // This driver sends no credential; the SIEM Q token is scrubbed in case a message ever quotes it.
-  const secrets = destination.siem_q?.token ? [destination.siem_q.token] : [];
-  const describe = (cause: string) => scrubSecrets(siemMessage(siem, endpoint, cause), secrets);
+  // This driver sends no credential; its secrets (the SIEM Q token) are scrubbed in case a message
+  // ever quotes one.
+  const scrubber = secretScrubber({ secrets: secretValues(SyslogTcpSettings, destination) });
+  const describe = (cause: string) => scrubber.text(siemMessage(siem, endpoint, cause));
   const connect = (signal: AbortSignal) => openSyslogConnection(destination, timeouts, signal);
   if (destination.tls && !destination.tls_verify) {
     deps.log.warn({ siem }, 'TLS certificate verification is off for this SIEM (tls_verify=false).');
@@ -124,7 +126,7 @@ export function createSyslogDriver(
 
     async check(signal = new AbortController().signal): Promise<CheckStep[]> {
       const steps = await checkSyslog(destination, connect, signal);
-      return steps.map((step) => ({ ...step, message: scrubSecrets(step.message, secrets) }));
+      return steps.map((step) => ({ ...step, message: scrubber.text(step.message) }));
     },
 
     /** Shipments open and close their own connections; there is nothing held between them. */
