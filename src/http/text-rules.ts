@@ -71,7 +71,9 @@ export function createTextRulesHook(): (request: FastifyRequest) => Promise<void
       ['body', request.body, request.routeOptions.schema?.body],
     ] as const;
     for (const [part, data, schema] of parts) {
-      const fields = textProblems(data, multilineOf(schema));
+      let fields = textProblems(data, multilineOf(schema));
+      // A wildcard parameter (`*`) is named by its schema's title, as its route names it.
+      if (part === 'params') fields = titled(fields, request.routeOptions.schema?.params);
       const names = Object.keys(fields);
       if (names.length === 0) continue;
       throw new AppError('invalid_input', `Invalid ${part}: ${names.join(', ')}`, {
@@ -79,6 +81,16 @@ export function createTextRulesHook(): (request: FastifyRequest) => Promise<void
       });
     }
   };
+}
+
+function titled(fields: Record<string, string>, schema: unknown): Record<string, string> {
+  const properties = (schema as { properties?: Record<string, { title?: unknown }> } | undefined)?.properties;
+  const out: Record<string, string> = {};
+  for (const [name, problem] of Object.entries(fields)) {
+    const title = properties?.[name]?.title;
+    out[typeof title === 'string' ? title : name] = problem;
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,12 @@
 import http from 'node:http';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildZip,
+  endOfCentralDirectory,
+  localHeader,
+  zipMember,
+} from '../../test/fixtures/archives/zip-builder.ts';
 import { startTestS3Server, type TestS3Server } from '../../test/helpers/s3-server.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
 
@@ -12,6 +18,27 @@ const ZIP = Buffer.from(
     '12e6c6f67504b0506000000000100010033000000260000000000',
   'hex',
 );
+
+/** Starts with a local header (PK\x03\x04) but its central directory lists no entry. */
+function zipWithoutEntries(): Buffer {
+  const local = Buffer.concat([
+    localHeader(zipMember({ name: 'a.log', method: 0, data: 'hi\n' })),
+    Buffer.from('hi\n'),
+  ]);
+  return Buffer.concat([local, endOfCentralDirectory(0, 0, local.length)]);
+}
+
+/** A zip whose central directory is whole but whose entry data is cut short. */
+function truncatedData(): Buffer {
+  const zip = buildZip([{ name: 'a.log', method: 0, data: 'x'.repeat(200) }]);
+  const dataStart = 30 + 'a.log'.length;
+  // Drop the last 150 bytes of the entry's data, keep the central directory and its end record.
+  const cd = zip.subarray(dataStart + 200);
+  const cut = Buffer.concat([zip.subarray(0, dataStart + 50), cd]);
+  // The end record's central directory offset (bytes 16-19) moves back with the data.
+  cut.writeUInt32LE(dataStart + 50, cut.length - 22 + 16);
+  return cut;
+}
 
 /** A PUT whose path goes on the wire exactly as given. */
 function rawPut(url: string, cookie: string, body: Buffer): Promise<{ status: number; body: string }> {
@@ -43,7 +70,14 @@ describe.each(['local', 's3'] as const)('noise archive routes on %s storage', (b
   let t: TestApp;
   let cookie: string;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { ARCHIVE_MAX_BYTES: '1000', ...(backend === 's3' ? s3.env : {}) } });
+    t = await buildTestApp({
+      env: {
+        ARCHIVE_MAX_BYTES: '1000',
+        ARCHIVE_MAX_ENTRIES: '3',
+        ARCHIVE_MAX_ENTRY_BYTES: '2000',
+        ...(backend === 's3' ? s3.env : {}),
+      },
+    });
     cookie = (await signedInAs(t, ['noise_operator'])).cookie;
   });
   afterAll(async () => {
@@ -86,6 +120,80 @@ describe.each(['local', 's3'] as const)('noise archive routes on %s storage', (b
     expect(await t.ctx.storage.stat('noise-archives', 'not-a-zip.zip')).toBeUndefined();
   });
 
+  it.each([
+    [
+      'the zip signature followed by junk',
+      Buffer.from('PK\x03\x04 and then anything at all'),
+      /not a readable zip file/,
+    ],
+    [
+      'a truncated zip (end of central directory cut off)',
+      ZIP.subarray(0, ZIP.length - 10),
+      /not a readable zip file/,
+    ],
+    ['a truncated zip (entry data cut off)', truncatedData(), /runs past the end of the archive/],
+    ['a zip whose central directory lists no entries', zipWithoutEntries(), /the archive is empty/],
+    [
+      'a zip without a .log or .txt entry',
+      buildZip([{ name: 'docs/' }, { name: 'README.md', data: 'hi' }]),
+      /no usable entry.*README\.md.*not selected/,
+    ],
+    [
+      'a zip with an encrypted entry',
+      buildZip([{ name: 'a.log', data: 'x\n', flags: 0x0801 }]),
+      /"a\.log" is encrypted/,
+    ],
+    [
+      'a zip with a symbolic link',
+      buildZip([{ name: 'a.log', data: '/etc/passwd', externalAttributes: (0o120777 << 16) >>> 0 }]),
+      /"a\.log" is a symbolic link/,
+    ],
+  ])('refuses %s with 400 archive_invalid naming why, storing nothing', async (_what, body, why) => {
+    const res = await put('broken.zip', body);
+    expect(res.statusCode, res.body).toBe(400);
+    const { error } = res.json();
+    expect(error.code).toBe('archive_invalid');
+    expect(error.message).toMatch(/^The upload is not a usable noise archive: /);
+    expect(error.message).toMatch(why);
+    expect(error.details.reason).toMatch(why);
+    expect(await t.ctx.storage.stat('noise-archives', 'broken.zip')).toBeUndefined();
+  });
+
+  it('keeps the stored archive when a broken one is uploaded to its path', async () => {
+    expect((await put('kept.zip', ZIP)).statusCode).toBe(201);
+    const res = await put('kept.zip', ZIP.subarray(0, ZIP.length - 1));
+    expect(res.statusCode).toBe(400);
+    expect((await t.ctx.storage.get('noise-archives', 'kept.zip')).equals(ZIP)).toBe(true);
+  });
+
+  it('refuses at upload, with 413 and the reason of a noise run, an archive over the entry caps', async () => {
+    const many = buildZip(['a.log', 'b.log', 'c.log', 'd.log'].map((name) => ({ name, data: 'x\n' })));
+    const count = await put('many.zip', many);
+    expect(count.statusCode).toBe(413);
+    expect(count.json().error).toMatchObject({
+      code: 'payload_too_large',
+      message: 'the archive exceeds the limit of 3 entries (3)',
+    });
+    const big = buildZip([{ name: 'a.log', data: Buffer.alloc(2001, 0x41) }]);
+    const size = await put('big-entry.zip', big);
+    expect(size.statusCode).toBe(413);
+    expect(size.json().error.message).toBe(
+      'archive entry "a.log" exceeds the limit of 2000 uncompressed bytes per entry (2000)',
+    );
+    expect(await t.ctx.storage.stat('noise-archives', 'many.zip')).toBeUndefined();
+    expect(await t.ctx.storage.stat('noise-archives', 'big-entry.zip')).toBeUndefined();
+  });
+
+  it('accepts a deflated zip of LEEF logs beside skipped entries', async () => {
+    const zip = buildZip([
+      { name: 'logs/', data: '' },
+      { name: 'logs/fw.log', data: 'LEEF:1.0|Acme|Firewall|9.1|deny|src=10.1.1.5\n' },
+      { name: 'README.md', data: 'notes' },
+    ]);
+    expect((await put('deflated.zip', zip)).statusCode).toBe(201);
+    expect((await t.ctx.storage.get('noise-archives', 'deflated.zip')).equals(zip)).toBe(true);
+  });
+
   it('refuses an archive above ARCHIVE_MAX_BYTES with 413', async () => {
     const big = Buffer.concat([ZIP, Buffer.alloc(1000 - ZIP.length + 1)]);
     const res = await put('big.zip', big);
@@ -110,13 +218,21 @@ describe.each(['local', 's3'] as const)('noise archive routes on %s storage', (b
     ['a/..%2fb.zip', 'must not contain a .. segment'],
     ['a//b.zip', 'must not contain empty segments (// or a trailing /)'],
     ['a%5cb.zip', 'must not contain a backslash'],
-    ['a%00b.zip', 'must not contain control characters (NUL, newline, …)'],
     ['%2fabs.zip', 'must be relative (no leading /)'],
   ])('refuses the path %s with 400 naming it', async (path, problem) => {
     const res = await put(path, ZIP);
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toContain('Invalid storage path');
     expect(res.json().error.details.fields).toEqual({ storage_path: problem });
+  });
+
+  it('refuses a control character in the path with 400 naming storage_path', async () => {
+    const res = await put('a%00b.zip', ZIP);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details).toEqual({
+      in: 'params',
+      fields: { storage_path: 'must not contain control characters (U+0000 at position 1)' },
+    });
   });
 
   it('refuses .. segments a client sends without normalizing them (raw HTTP)', async () => {

@@ -6,9 +6,11 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { auditEntry } from '../http/audit-entry.ts';
 import { errors, OkBody } from '../http/common-schemas.ts';
+import { archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
 import { checkStoragePath, quotePath } from '../storage/storage-path.ts';
 import { jobsUsingArchive, listJobRows } from './job-store.ts';
 import { ArchivePathParams, ArchiveView } from './noise.schemas.ts';
+import { checkNoiseArchive } from './noise-archive-check.ts';
 import { createZipUploadGuard, declaredTooLarge } from './zip-upload-guard.ts';
 
 const auth = { capability: 'manage_noise_logs' } as const;
@@ -23,14 +25,16 @@ export const ARCHIVE_CONTENT_TYPES = [
 ];
 
 /**
- * Noise archive storage API (decisions.md §4), `manage_noise_logs`. Uploads are raw bodies streamed
- * into storage; the parser that allows them is registered in this plugin only, so every other
- * route keeps accepting JSON alone.
+ * Noise archive storage API (decisions.md §4), `manage_noise_logs`. Uploads are raw bodies, read
+ * into memory and opened as a noise run opens them before anything is stored; the parser that
+ * allows them is registered in this plugin only, so every other route keeps accepting JSON alone.
  */
 export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  // Hand the request stream to the handler untouched: the size limit and the zip check are applied
-  // while streaming (see createZipUploadGuard), so an archive is not held whole in memory (except
-  // for S3 without a Content-Length: PutObject needs the length first).
+  // Hand the request stream to the handler untouched: the size limit and the zip signature are
+  // checked while reading it (see createZipUploadGuard), so an oversized or non-zip body is refused
+  // before it is read whole. The central directory sits at the end of a zip, so the archive is then
+  // held whole in memory (at most ARCHIVE_MAX_BYTES, as a noise run holds it) to be opened before
+  // it is stored.
   app.addContentTypeParser(ARCHIVE_CONTENT_TYPES, (_request, payload, done) => done(null, payload));
 
   app.put(
@@ -42,7 +46,9 @@ export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         summary: 'Upload a noise archive (raw .zip body) to the noise-archives bucket',
         description:
           'Body: the archive itself, `Content-Type: application/zip` or `application/octet-stream`; ' +
-          'at most ARCHIVE_MAX_BYTES. Replaces an object at the same path.',
+          'at most ARCHIVE_MAX_BYTES. Opened as a noise run opens it before it is stored: a body that ' +
+          'is not a readable zip, or has no `.log`/`.txt` entry, is `400 archive_invalid` naming why; ' +
+          'an archive over a cap (entries, entry size, ratio) is `413`. Replaces an object at the same path.',
         params: ArchivePathParams,
         response: {
           201: Type.Object({ storage_path: Type.String() }),
@@ -64,12 +70,12 @@ export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       if (Number.isFinite(declared) && declared > max) throw declaredTooLarge(max);
       const guard = createZipUploadGuard(max);
       (body as IncomingMessage).once('error', (err) => guard.destroy(err));
-      const info = await ctx.storage.put(
-        BUCKET,
-        storagePath,
-        body.pipe(guard),
-        Number.isFinite(declared) && declared > 0 ? declared : undefined,
-      );
+      const chunks: Buffer[] = [];
+      for await (const chunk of body.pipe(guard)) chunks.push(chunk as Buffer);
+      const data = Buffer.concat(chunks);
+      // A body that merely starts with the zip signature is not an archive a run can read.
+      await checkNoiseArchive(data, archiveLimitsOf(ctx.config));
+      const info = await ctx.storage.put(BUCKET, storagePath, data, data.length);
       await ctx.audit(
         auditEntry(request, {
           action: 'noise.archive.upload',

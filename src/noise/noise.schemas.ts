@@ -176,4 +176,4 @@ export const ArchiveView = Type.Object({
 });
 
 /** Route parameter of the archive routes: the rest of the path. */
-export const ArchivePathParams = Type.Object({ '*': Type.String() });
+export const ArchivePathParams = Type.Object({ '*': Type.String({ title: 'storage_path' }) });
