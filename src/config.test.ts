@@ -175,4 +175,30 @@ describe(loadConfig.name, () => {
   it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.c' })).toThrow(/go together/);
   });
+
+  it('bounds session starts: ARCHIVE_MAX_CONCURRENT, ARCHIVE_MEMORY_BYTES and SHIPMENT_DEADLINE_SECONDS', () => {
+    expect(loadConfig({})).toMatchObject({
+      archiveMaxConcurrent: 2,
+      archiveMemoryBytes: 64 * 1024 * 1024,
+      shipmentDeadlineSeconds: 900,
+    });
+    expect(
+      loadConfig({ ARCHIVE_MAX_CONCURRENT: '5', ARCHIVE_MEMORY_BYTES: '0', SHIPMENT_DEADLINE_SECONDS: '60' }),
+    ).toMatchObject({ archiveMaxConcurrent: 5, archiveMemoryBytes: 0, shipmentDeadlineSeconds: 60 });
+    try {
+      loadConfig({
+        ARCHIVE_MAX_CONCURRENT: '0',
+        ARCHIVE_MEMORY_BYTES: '-1',
+        SHIPMENT_DEADLINE_SECONDS: '0.5',
+      });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).details?.fields).toEqual({
+        ARCHIVE_MAX_CONCURRENT: 'must be an integer between 1 and 1000',
+        ARCHIVE_MEMORY_BYTES: `must be an integer between 0 and ${Number.MAX_SAFE_INTEGER}`,
+        SHIPMENT_DEADLINE_SECONDS: 'must be an integer between 1 and 604800',
+      });
+    }
+  });
 });

@@ -39,6 +39,12 @@ export interface Config {
   readonly archiveMaxEntries: number;
   /** Inflated to compressed bytes of one entry (`ARCHIVE_MAX_RATIO`, as N for N:1). */
   readonly archiveMaxRatio: number;
+  /** Session starts (download and shipment) at once; more are refused with 503 (`ARCHIVE_MAX_CONCURRENT`). */
+  readonly archiveMaxConcurrent: number;
+  /** Downloaded bytes held in memory per archive; beyond, it goes to a file under DATA_DIR/tmp (`ARCHIVE_MEMORY_BYTES`). */
+  readonly archiveMemoryBytes: number;
+  /** Longest a shipment runs; then it stops with what was shipped (`SHIPMENT_DEADLINE_SECONDS`). */
+  readonly shipmentDeadlineSeconds: number;
   readonly scheduler: boolean;
   /** Retry an HTTP 404 from a HEC collector like a busy server (Splunk Cloud answers 404 during maintenance). */
   readonly hecRetryNotFound: boolean;
@@ -197,6 +203,9 @@ export function loadConfig(env: Env): Config {
     archiveMaxEntryBytes: int('ARCHIVE_MAX_ENTRY_BYTES', 1024 * MiB, 1, Number.MAX_SAFE_INTEGER),
     archiveMaxEntries: int('ARCHIVE_MAX_ENTRIES', 10_000, 1, 10_000_000),
     archiveMaxRatio: int('ARCHIVE_MAX_RATIO', 1000, 1, 1_000_000_000),
+    archiveMaxConcurrent: int('ARCHIVE_MAX_CONCURRENT', 2, 1, 1000),
+    archiveMemoryBytes: int('ARCHIVE_MEMORY_BYTES', 64 * MiB, 0, Number.MAX_SAFE_INTEGER),
+    shipmentDeadlineSeconds: int('SHIPMENT_DEADLINE_SECONDS', 900, 1, 7 * 24 * 3600),
     // `on`/`off`, and the usual true/false spellings.
     scheduler: bool('SCHEDULER', true),
     hecRetryNotFound: bool('HEC_RETRY_NOT_FOUND', false),

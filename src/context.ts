@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { type AuditEntry, recordAudit } from './audit/audit-log.ts';
 import { createTokenVerifier } from './auth/dispatch-token.ts';
@@ -13,6 +14,7 @@ import { type DbHandle, openDatabase } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { Database } from './db/schema.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { DownloadGate } from './net/download-gate.ts';
 import type { NoiseDispatcher } from './noise/dispatch-types.ts';
 import { createNoiseDispatcher } from './noise/noise-dispatcher.ts';
 import {
@@ -57,6 +59,11 @@ export interface AppContext {
   readonly storage: ObjectStorage;
   /** The one shipping path: targets, prepared archives, shipments (src/shipping). */
   readonly shipping: Shipping;
+  /**
+   * Session starts at once (ARCHIVE_MAX_CONCURRENT) and where their downloads go past
+   * ARCHIVE_MEMORY_BYTES (files under DATA_DIR/tmp, removed when the start ends and at close).
+   */
+  readonly downloads: DownloadGate;
   /** Leased background runs of this instance: heartbeats, aborts, shutdown (src/runs). */
   readonly runs: RunEngine;
   /** Noise runner and scheduler. */
@@ -102,6 +109,8 @@ export interface ContextOverrides {
   /** Names this instance in lease owners (default host:pid:random). */
   instanceId?: string;
 }
+
+const DAY_MS = 24 * 3600 * 1000;
 
 /** Below this, a dispatch token is guessable enough to warn about at start. */
 const DISPATCH_TOKEN_ADVISED_LENGTH = 16;
@@ -156,7 +165,25 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     );
     const storage = await openStorage(config, log);
     closers.push(() => storage.close());
-    const shipping = createShipping({ db, secretBox, siems, clock, log, limits: archiveLimitsOf(config) });
+    const shipping = createShipping({
+      db,
+      secretBox,
+      siems,
+      clock,
+      log,
+      limits: archiveLimitsOf(config),
+      deadlineMs: config.shipmentDeadlineSeconds * 1000,
+    });
+    const downloads = new DownloadGate({
+      maxConcurrent: config.archiveMaxConcurrent,
+      memoryBytes: config.archiveMemoryBytes,
+      tempDir: path.join(config.dataDir, 'tmp'),
+    });
+    closers.push(() => downloads.close());
+    // Spill files a killed process left (wall-clock file times): no start runs a day past its
+    // shipment deadline.
+    const swept = await downloads.sweep(Date.now(), DAY_MS + config.shipmentDeadlineSeconds * 1000);
+    if (swept > 0) log.info({ files: swept }, 'Removed archive downloads an earlier process left.');
     const runs = new RunEngine(
       {
         clock,
@@ -214,6 +241,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       siems,
       storage,
       shipping,
+      downloads,
       runs,
       noise,
       platformStatus,

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'archive_download_failed'
   | 'no_events'
   | 'siem_error'
+  | 'shipment_deadline'
   | 'siem_unreachable'
   | 'bad_gateway'
   | 'unavailable'
@@ -38,6 +39,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   siem_error: 500,
+  // A shipment stopped by SHIPMENT_DEADLINE_SECONDS: a failure while shipping (decisions.md §5).
+  shipment_deadline: 500,
   siem_unreachable: 500,
   internal: 500,
   bad_gateway: 502,

@@ -2,7 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/sessions.ts';
 import type { Database } from '../db/schema.ts';
 
-/** Outcome of an audited action; `started` is written before a destructive action runs. */
+/**
+ * Outcome of an audited action. `started` is written when a wipe or a session start begins, before
+ * it deletes, downloads or sends anything; its end is a later record (`success` or `failure`) of
+ * the same action and target. A `started` record with no end is an action whose process died.
+ */
 export type AuditOutcome = 'success' | 'failure' | 'denied' | 'started';
 
 /** One audit record: who did what, to what, from where, with what result. */
@@ -32,11 +36,11 @@ export interface AuditView {
   details: Record<string, unknown> | null;
 }
 
-/** Writes one audit record (UTC timestamp from the given clock time). */
-export async function recordAudit(db: Kysely<Database>, at: number, entry: AuditEntry): Promise<void> {
+/** Writes one audit record (UTC timestamp from the given clock time); returns its id. */
+export async function recordAudit(db: Kysely<Database>, at: number, entry: AuditEntry): Promise<string> {
   const a = entry.actor;
   const actorType = a === null ? 'anonymous' : a === 'system' ? 'system' : a.kind;
-  await db
+  const row = await db
     .insertInto('audit_log')
     .values({
       at: new Date(at),
@@ -54,7 +58,9 @@ export async function recordAudit(db: Kysely<Database>, at: number, entry: Audit
       outcome: entry.outcome,
       details: entry.details ? JSON.stringify(entry.details) : null,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return String(row.id);
 }
 
 /** Lists audit records, newest first, with optional filters and keyset pagination. */

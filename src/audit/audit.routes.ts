@@ -18,7 +18,9 @@ const Record_ = Type.Object({
   target: Type.Union([Type.String(), Type.Null()]),
   ip: Type.Union([Type.String(), Type.Null()]),
   outcome: Type.String({
-    description: 'success, failure, denied, or started (written before a destructive action)',
+    description:
+      'success, failure, denied, or started (written when a wipe or a session start begins; its end is a ' +
+      'later record, which for a session start names it in details.started_id)',
   }),
   details: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
 });

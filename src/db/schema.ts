@@ -102,6 +102,11 @@ export interface NoiseRunsTable {
   status: string;
   events_shipped: ColumnType<number, number | undefined, number>;
   events_failed: ColumnType<number, number | undefined, number>;
+  /**
+   * Events of the run for this target, once its archives are prepared (null before, and on rows of
+   * earlier versions): recovering a dead dispatch counts the ones not confirmed shipped failed.
+   */
+  events_total: ColumnType<number | null, number | null | undefined, number | null>;
   error: ColumnType<string | null, string | null | undefined, string | null>;
   /** Lease owner of the dispatch that took the row; lets a crashed dispatch's rows be found. */
   owner: ColumnType<string | null, string | null | undefined, string | null>;

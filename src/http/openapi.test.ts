@@ -55,6 +55,7 @@ describe('OpenAPI document and reference page', () => {
       '413',
       '500',
       '502',
+      '503',
     ]);
     expect(doc.paths['/api/sessions'].delete.description).toMatch(/PERMANENT/);
     expect(JSON.stringify(doc)).not.toMatch(/~kind/);

@@ -41,10 +41,13 @@ export const labSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         tags,
         summary: 'Download an exercise archive and ship its events, rebased to now, to one SIEM',
         description:
-          'The archive (.zip only) is downloaded into memory over https (checked against private and ' +
-          'loopback addresses), its .log/.txt (LEEF) or .ndjson/.json (ECS) entries are read as the ' +
-          "destination's driver requires, timestamps are moved so the newest event lies at now + 2 h, " +
-          'and the events are shipped. A shipping failure is a 500 with details.events_shipped and events_failed.',
+          'The archive (.zip only) is downloaded over https (checked against private and loopback ' +
+          'addresses; beyond ARCHIVE_MEMORY_BYTES into a temporary file, removed afterwards), its .log/.txt ' +
+          "(LEEF) or .ndjson/.json (ECS) entries are read as the destination's driver requires, timestamps " +
+          'are moved so the newest event lies at now + 2 h, and the events are shipped. A shipping failure ' +
+          'is a 500 with details.events_shipped and events_failed (code shipment_deadline when the shipment ' +
+          'stopped at SHIPMENT_DEADLINE_SECONDS). With ARCHIVE_MAX_CONCURRENT starts running, another is ' +
+          'refused with 503 and Retry-After (details.retry_after_seconds).',
         body: Type.Object(
           {
             archiveDownloadUrl: Type.String({
@@ -83,7 +86,7 @@ export const labSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
             files: Type.Integer({ description: 'archive entries processed' }),
             shiftDays: Type.Number({ description: 'days the timestamps moved forward (may be fractional)' }),
           }),
-          ...errors(400, 401, 403, 409, 413, 500, 502),
+          ...errors(400, 401, 403, 409, 413, 500, 502, 503),
         },
       },
     },

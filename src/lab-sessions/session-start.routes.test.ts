@@ -434,6 +434,10 @@ describe('POST /api/sessions/start', () => {
       `http://localhost:${p}/a.zip`,
       'http://169.254.169.254/latest/meta-data/a.zip',
       'http://[::ffff:169.254.169.254]/a.zip',
+      // IPv4-translated (RFC 2765); the URL parser rewrites it as [::ffff:0:7f00:1].
+      `http://[::ffff:0:127.0.0.1]:${p}/a.zip`,
+      'http://[64:ff9b::169.254.169.254]/a.zip',
+      'http://[2002:a00:1::1]/a.zip',
       'http://10.0.0.1/a.zip',
       'http://192.168.1.1/a.zip',
     ];

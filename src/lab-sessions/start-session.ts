@@ -1,9 +1,11 @@
+import { type AuditEntry, recordAudit } from '../audit/audit-log.ts';
 import type { Actor } from '../auth/sessions.ts';
 import type { AppContext } from '../context.ts';
 import { loadDestination } from '../destinations/destination-service.ts';
 import { AppError, invalidInput } from '../errors.ts';
 import { checkArchiveUrl, redactUrl } from '../net/archive-url.ts';
 import { downloadArchive } from '../net/download-archive.ts';
+import type { DownloadSlot } from '../net/download-gate.ts';
 import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
 import type { ShipTarget } from '../shipping/ship.ts';
 import { assertEnabled } from '../shipping/ship-target.ts';
@@ -30,13 +32,14 @@ export interface StartSessionResult {
 
 type Deps = Pick<
   AppContext,
-  'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit' | 'stopping'
+  'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit' | 'stopping' | 'downloads'
 >;
 
 /**
- * Downloads an exercise archive (SSRF-checked, in memory only), rebases it so the newest event is at
- * now + 2 h, and ships it to one SIEM. Everything that can be checked is checked before the
- * download; a shipment with failures is a 500 naming the SIEM, with the counts.
+ * Downloads an exercise archive (SSRF-checked; in memory, or beyond ARCHIVE_MEMORY_BYTES in a file
+ * removed at the end), rebases it so the newest event is at now + 2 h, and ships it to one SIEM.
+ * Everything that can be checked is checked before the download; a shipment with failures is a 500
+ * naming the SIEM, with the counts. At most ARCHIVE_MAX_CONCURRENT starts run at once (503 beyond).
  */
 export async function startSession(
   deps: Deps,
@@ -54,14 +57,25 @@ export async function startSession(
     // checkArchiveUrl names the reason
   }
   let audited = false;
+  // The `started` record's id once written; the start's end names it (details.started_id).
+  let startedId: string | undefined;
+  const ofStart = () => (startedId === undefined ? {} : { started_id: startedId });
+  // ARCHIVE_MAX_CONCURRENT starts at once (503 beyond), each holding its archive until it ends.
+  let slot: DownloadSlot | undefined;
   try {
     const target = await checkStart(deps, input);
     const { destination, kind } = target;
+    slot = deps.downloads.enter();
+    startedId = await auditStart(deps, {
+      ...auditBase,
+      details: { url: urlLabel, driver: destination.driver },
+    });
     const data = await downloadArchive(input.archiveDownloadUrl, {
       allowHttp: deps.config.archiveAllowHttp,
       allowedHosts: deps.config.archiveAllowedHosts,
       maxBytes: deps.config.archiveMaxBytes,
       signal: deps.stopping,
+      spill: slot,
     });
     const sources = await deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
       format: destination.payload_format,
@@ -93,6 +107,7 @@ export async function startSession(
       shift_days: shipment.shiftDays,
       url: urlLabel,
       duration_ms: deps.clock.now() - started,
+      ...ofStart(),
     };
     if (result.failed > 0 || result.shipped !== shipment.events) {
       await deps.audit({
@@ -102,13 +117,18 @@ export async function startSession(
       });
       audited = true;
       const cause = result.errors[0] ?? 'unknown cause';
+      // Stopped at SHIPMENT_DEADLINE_SECONDS: the same 500 with counts, its own code and reason.
+      const deadline = result.stopped?.reason === 'deadline' ? result.stopped : null;
       throw new AppError(
-        'siem_error',
-        `Shipping to SIEM "${destination.name}" (${destination.driver}) failed: ${result.failed} of ${shipment.events} events not delivered; ${cause}`,
+        deadline ? 'shipment_deadline' : 'siem_error',
+        deadline
+          ? `Shipping to SIEM "${destination.name}" (${destination.driver}) stopped at its ${deadline.deadlineMs / 1000} s deadline (SHIPMENT_DEADLINE_SECONDS): ${result.shipped} of ${shipment.events} events shipped`
+          : `Shipping to SIEM "${destination.name}" (${destination.driver}) failed: ${result.failed} of ${shipment.events} events not delivered; ${cause}`,
         {
           details: {
             siem: destination.name,
             driver: destination.driver,
+            ...(deadline ? { reason: 'deadline', deadline_seconds: deadline.deadlineMs / 1000 } : {}),
             events_shipped: result.shipped,
             events_failed: shipment.events - result.shipped,
             errors: result.errors.slice(0, 10),
@@ -134,9 +154,34 @@ export async function startSession(
     if (!audited) {
       const code = err instanceof AppError ? err.code : 'internal';
       const message = err instanceof Error ? err.message : String(err);
-      await deps.audit({ ...auditBase, outcome: 'failure', details: { url: urlLabel, code, message } });
+      await deps.audit({
+        ...auditBase,
+        outcome: 'failure',
+        details: { url: urlLabel, code, message, ...ofStart() },
+      });
     }
     throw err;
+  } finally {
+    // Frees the slot and removes the archive's file, if the download went to one.
+    await slot?.release();
+  }
+}
+
+/**
+ * The `started` record of a start that passed its checks, written before the download: a start
+ * whose process dies on the way (download, preparation, shipment) stays in the audit log as begun
+ * and never ended. Like a wipe's, it fails closed: without the record, nothing is downloaded or sent.
+ */
+async function auditStart(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  entry: Omit<AuditEntry, 'outcome'>,
+): Promise<string> {
+  try {
+    return await recordAudit(deps.db, deps.clock.now(), { ...entry, outcome: 'started' });
+  } catch (err) {
+    throw new AppError('internal', 'The session start was not begun: its audit record could not be written', {
+      cause: err,
+    });
   }
 }
 

@@ -1,15 +1,27 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/helpers/test-app.ts';
 import { AppError } from '../errors.ts';
+import type { ArchiveInput } from '../pipeline/archive/archive-input.ts';
 import { type DownloadOptions, downloadArchive } from './download-archive.ts';
+import { DownloadGate } from './download-gate.ts';
 
 const ZIP = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(100, 1)]);
+const BIG = Buffer.from(Array.from({ length: 900 }, (_, i) => (i * 7) & 0xff));
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
   );
+}
+
+/** The body of a download that stayed in memory. */
+function inMemory(body: ArchiveInput): Buffer {
+  if (!Buffer.isBuffer(body)) throw new Error(`expected the body in memory, got a file: ${body.path}`);
+  return body;
 }
 
 async function expectError(p: Promise<unknown>, code: string, message?: RegExp): Promise<AppError> {
@@ -63,6 +75,10 @@ describe(downloadArchive.name, () => {
         res.statusCode = 302;
         res.setHeader('location', '/forever');
         res.end();
+      } else if (u.pathname === '/chunked.zip') {
+        // 900 bytes in three writes, no Content-Length.
+        for (let i = 0; i < 2; i++) res.write(BIG.subarray(i * 300, (i + 1) * 300));
+        res.end(BIG.subarray(600));
       } else if (u.pathname === '/slow.zip') {
         res.write(Buffer.from('PK\x03\x04'));
         // Never finishes: the idle timeout must end it.
@@ -98,12 +114,12 @@ describe(downloadArchive.name, () => {
 
   it('downloads an archive from an allow-listed lab host', async () => {
     const body = await downloadArchive(`http://127.0.0.1:${originPort}/ok.zip?X-Amz-Signature=abc`, opts());
-    expect(body.equals(ZIP)).toBe(true);
+    expect(inMemory(body).equals(ZIP)).toBe(true);
   });
 
   it('follows up to three redirects, checking each hop', async () => {
     const body = await downloadArchive(`http://127.0.0.1:${originPort}/loop.zip`, opts());
-    expect(body.equals(ZIP)).toBe(true);
+    expect(inMemory(body).equals(ZIP)).toBe(true);
     await expectError(
       downloadArchive(`http://127.0.0.1:${originPort}/forever.zip`, opts()),
       'archive_download_failed',
@@ -188,7 +204,7 @@ describe(downloadArchive.name, () => {
       `http://storage.lab.test:${originPort}/ok.zip`,
       opts({ allowedHosts: [`storage.lab.test:${originPort}`], resolve }),
     );
-    expect(body.equals(ZIP)).toBe(true);
+    expect(inMemory(body).equals(ZIP)).toBe(true);
     expect(lookups).toBe(1);
   });
 
@@ -224,5 +240,51 @@ describe(downloadArchive.name, () => {
       downloadArchive(`http://127.0.0.1:${originPort}/slow.zip`, opts()),
       'archive_download_failed',
     );
+  });
+
+  describe('with a download gate slot', () => {
+    let gate: DownloadGate;
+    let tempDir: string;
+    beforeEach(() => {
+      tempDir = testTempDir('spill-');
+      gate = new DownloadGate({ maxConcurrent: 2, memoryBytes: 500, tempDir });
+    });
+    afterEach(async () => {
+      await gate.close();
+    });
+
+    it('writes a body larger than the memory threshold to a file of its own (0600), removed on release', async () => {
+      const slot = gate.enter();
+      const body = await downloadArchive(
+        `http://127.0.0.1:${originPort}/chunked.zip`,
+        opts({ spill: slot, maxBytes: 1000 }),
+      );
+      if (Buffer.isBuffer(body)) throw new Error('expected the body in a file');
+      expect(path.dirname(body.path)).toBe(tempDir);
+      expect(body.size).toBe(BIG.length);
+      expect(readFileSync(body.path).equals(BIG)).toBe(true);
+      expect(statSync(body.path).mode & 0o777).toBe(0o600);
+      await slot.release();
+      expect(existsSync(body.path)).toBe(false);
+      expect(readdirSync(tempDir)).toEqual([]);
+    });
+
+    it('keeps a body within the threshold in memory', async () => {
+      const slot = gate.enter();
+      const body = await downloadArchive(`http://127.0.0.1:${originPort}/ok.zip`, opts({ spill: slot }));
+      expect(inMemory(body).equals(ZIP)).toBe(true);
+      await slot.release();
+      expect(existsSync(tempDir) ? readdirSync(tempDir) : []).toEqual([]);
+    });
+
+    it('still caps a spilled body at maxBytes; the slot removes what was written', async () => {
+      const slot = gate.enter();
+      await expectError(
+        downloadArchive(`http://127.0.0.1:${originPort}/chunked.zip`, opts({ spill: slot, maxBytes: 800 })),
+        'payload_too_large',
+      );
+      await slot.release();
+      expect(readdirSync(tempDir)).toEqual([]);
+    });
   });
 });

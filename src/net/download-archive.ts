@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Agent, request } from 'undici';
 import { AppError } from '../errors.ts';
+import type { ArchiveFile, ArchiveInput } from '../pipeline/archive/archive-input.ts';
 import {
   type ArchiveUrlPolicy,
   blockedUrl,
@@ -11,6 +12,7 @@ import {
   isIpLiteral,
   redactUrl,
 } from './archive-url.ts';
+import type { SpillTarget } from './download-gate.ts';
 import { isPublicAddress } from './public-address.ts';
 
 /** Resolves a host name to every address it has (A and AAAA). Injectable for tests. */
@@ -30,18 +32,25 @@ export interface DownloadOptions extends ArchiveUrlPolicy {
   /** Extra CA certificates to trust (tests, private storage). */
   ca?: string;
   signal?: AbortSignal;
+  /**
+   * Where the body goes past `spill.memoryBytes` (a DownloadGate slot): a file, never a Buffer of
+   * it all. Without it the whole body is held in memory.
+   */
+  spill?: SpillTarget;
 }
 
 const defaultResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 /**
- * Downloads an archive into memory, defending against SSRF (reliability-notes §2.3): every URL
- * (first and each redirect hop) is checked, its host resolved once, every address must be public
- * unless the host is allow-listed, and the connection goes to the vetted address only, so a DNS
- * rebinding answer cannot redirect it. Redirects are followed by hand (at most 3 by default). The
- * body is capped while streaming; Content-Length is never trusted.
+ * Downloads an archive, defending against SSRF (reliability-notes §2.3): every URL (first and each
+ * redirect hop) is checked, its host resolved once, every address must be public unless the host
+ * is allow-listed, and the connection goes to the vetted address only, so a DNS rebinding answer
+ * cannot redirect it. Redirects are followed by hand (at most 3 by default). The body is capped
+ * while streaming; Content-Length is never trusted. It is returned in memory, or as the file of
+ * `options.spill` once it outgrew `spill.memoryBytes` (the file is the spill target's to remove,
+ * on failure too).
  */
-export async function downloadArchive(rawUrl: string, options: DownloadOptions): Promise<Buffer> {
+export async function downloadArchive(rawUrl: string, options: DownloadOptions): Promise<ArchiveInput> {
   const maxRedirects = options.maxRedirects ?? 3;
   const deadline = AbortSignal.timeout(options.timeoutMs ?? 120_000);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -93,7 +102,7 @@ export async function downloadArchive(rawUrl: string, options: DownloadOptions):
         res.body.destroy();
         throw tooLarge(options.maxBytes);
       }
-      return await readCapped(res.body, url, options.maxBytes, deadline);
+      return await readCapped(res.body, url, options.maxBytes, deadline, options.spill);
     } finally {
       await agent.close().catch(() => {});
     }
@@ -149,14 +158,29 @@ function pinnedAgent(addresses: LookupAddress[], options: DownloadOptions): Agen
   } as ConstructorParameters<typeof Agent>[0]);
 }
 
+/** Chunks written to a spill file at once. */
+const WRITE_BYTES = 1024 * 1024;
+
 async function readCapped(
   body: AsyncIterable<Buffer> & { destroy(): void },
   url: URL,
   maxBytes: number,
   deadline: AbortSignal,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+  spill: SpillTarget | undefined,
+): Promise<ArchiveInput> {
+  // In memory while the body fits spill.memoryBytes; then the chunks so far and every later one go
+  // to the file, at most WRITE_BYTES held between writes. The loop awaits each write, so a slow disk
+  // slows the download instead of filling memory.
+  let chunks: Buffer[] = [];
+  let held = 0;
   let total = 0;
+  let file: { path: string; handle: FileHandleLike } | null = null;
+  const flush = async (target: { handle: FileHandleLike }) => {
+    const out = chunks;
+    chunks = [];
+    held = 0;
+    await writeAll(target.handle, out);
+  };
   try {
     for await (const chunk of body) {
       total += chunk.length;
@@ -165,12 +189,39 @@ async function readCapped(
         throw tooLarge(maxBytes);
       }
       chunks.push(chunk);
+      held += chunk.length;
+      if (file === null && spill !== undefined && total > spill.memoryBytes) file = await spill.createFile();
+      if (file !== null && held >= WRITE_BYTES) await flush(file);
     }
+    if (file !== null) await flush(file);
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw downloadFailed(url, err, deadline);
+  } finally {
+    await file?.handle.close().catch(() => {});
   }
+  if (file !== null) return { path: file.path, size: total } satisfies ArchiveFile;
   return Buffer.concat(chunks, total);
+}
+
+/** The part of a FileHandle the spill uses. */
+type FileHandleLike = Awaited<ReturnType<SpillTarget['createFile']>>['handle'];
+
+/** Writes every byte of `chunks` (a write may take fewer bytes than it was given). */
+async function writeAll(handle: FileHandleLike, chunks: readonly Buffer[]): Promise<void> {
+  let pending = chunks.filter((c) => c.length > 0);
+  while (pending.length > 0) {
+    let { bytesWritten } = await handle.writev(pending);
+    const rest: Buffer[] = [];
+    for (const chunk of pending) {
+      if (bytesWritten >= chunk.length) bytesWritten -= chunk.length;
+      else {
+        rest.push(chunk.subarray(bytesWritten));
+        bytesWritten = 0;
+      }
+    }
+    pending = rest;
+  }
 }
 
 function tooLarge(maxBytes: number): AppError {

@@ -485,4 +485,31 @@ describe('createNoiseDispatcher', () => {
       error: 'cancelled: the dispatch lost its lease (it expired and the job was taken over)',
     });
   });
+  it('stops a target at the shipment deadline: a partial row that says so, with the counts', async () => {
+    const req = await request(['syslog-a']);
+    const siems = new SiemRegistry(
+      builtinKindsWith((d) =>
+        recordingClient(d, [], async (call, options) => {
+          // The second archive finds the SIEM stuck until the deadline ends the shipment.
+          if (call === 1) {
+            const signal = options.signal as AbortSignal;
+            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          }
+        }),
+      )(t.ctx.config),
+      { log: t.ctx.log, clock: t.clock },
+    );
+    const shipping = createShipping({ ...t.ctx, siems, limits: {}, deadlineMs: 200 });
+    const outcome = await within(
+      10_000,
+      createNoiseDispatcher({ ...t.ctx, shipping })(req, new AbortController().signal),
+    );
+    expect(outcome).toEqual({ ok: false, failed: ['syslog-a'] });
+    expect((await rows(req))['syslog-a']).toMatchObject({
+      status: 'partial',
+      events_shipped: 3,
+      events_failed: 2,
+      error: 'SIEM "syslog-a": the shipment stopped at its 0.2 s deadline (SHIPMENT_DEADLINE_SECONDS)',
+    });
+  });
 });

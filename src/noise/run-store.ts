@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, NoiseRunRow } from '../db/schema.ts';
 import type { DispatchTrigger } from './dispatch-types.ts';
 import { type FinalRunStatus, OPEN_STATUSES, type RunStatus } from './run-status.ts';
@@ -119,6 +119,37 @@ export async function recordRunProgress(
 }
 
 /**
+ * Records the events of the run on its running rows (every target ships all of them), once the
+ * archives are prepared and before anything is sent: a row recovered after its dispatch died can
+ * then count what was not confirmed shipped as failed (see failedOfOpenRow).
+ */
+export async function recordRunTotal(
+  db: Kysely<Database>,
+  runIds: readonly string[],
+  events: number,
+): Promise<number> {
+  if (runIds.length === 0) return 0;
+  const res = await db
+    .updateTable('noise_runs')
+    .set({ events_total: events })
+    .where('id', 'in', runIds)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/**
+ * events_failed of an open row that is failed without its dispatch's own count (the dispatch died,
+ * threw, or returned without finishing it): every event of the run not confirmed shipped. The
+ * confirmed ones are the last progress written, at most one progress window (noise-dispatcher.ts)
+ * behind what the SIEM acknowledged. When the total was never written (the run died before its
+ * archives were prepared, when nothing had been sent, or on a row of an earlier version), the
+ * counts stay as they are.
+ */
+const failedOfOpenRow = sql<number>`case when events_total is null then events_failed
+  else greatest(events_total - events_shipped, 0) end`;
+
+/**
  * pending → running for rows no dispatch owns yet, stamped with the dispatch's lease owner and its
  * trigger: a row records the dispatch that ran it (spec 4.1 `trigger`), whoever created it.
  */
@@ -160,7 +191,10 @@ export async function skipRuns(
   return Number(res.numUpdatedRows);
 }
 
-/** Marks the given rows that are still open as failed with `error`; returns how many changed. */
+/**
+ * Marks the given rows that are still open as failed with `error`, the events not confirmed
+ * shipped counted failed (failedOfOpenRow); returns how many changed.
+ */
 export async function failOpenRuns(
   db: Kysely<Database>,
   runIds: readonly string[],
@@ -170,14 +204,23 @@ export async function failOpenRuns(
   if (runIds.length === 0) return 0;
   const res = await db
     .updateTable('noise_runs')
-    .set({ status: 'failed', error: clip(error), finished_at: new Date(now) })
+    .set({
+      status: 'failed',
+      events_failed: failedOfOpenRow,
+      error: clip(error),
+      finished_at: new Date(now),
+    })
     .where('id', 'in', runIds)
     .where('status', 'in', OPEN_STATUSES)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }
 
-/** Marks the open rows of a job taken by `owner` (a dispatch whose lease expired) as failed. */
+/**
+ * Marks the open rows of a job taken by `owner` (a dispatch whose lease expired: its instance died
+ * or stalled) as failed: events_shipped stays the last progress the dispatch wrote, and every
+ * other event of the run is counted failed (failedOfOpenRow), so shipped + failed = events.
+ */
 export async function failStaleRuns(
   db: Kysely<Database>,
   jobId: string,
@@ -187,7 +230,12 @@ export async function failStaleRuns(
 ): Promise<number> {
   const res = await db
     .updateTable('noise_runs')
-    .set({ status: 'failed', error: clip(error), finished_at: new Date(now) })
+    .set({
+      status: 'failed',
+      events_failed: failedOfOpenRow,
+      error: clip(error),
+      finished_at: new Date(now),
+    })
     .where('job_id', '=', jobId)
     .where('owner', '=', owner)
     .where('status', 'in', OPEN_STATUSES)

@@ -24,8 +24,12 @@ interface Sent {
   events: OutboundEvent[];
 }
 
-/** How a scripted client answers one send: everything shipped, or everything failed for `reason`. */
-type Answer = 'ok' | FailureReason | 'throw';
+/**
+ * How a scripted client answers one send: everything shipped, or everything failed for `reason`;
+ * `hang`: a receiver that never answers, until the shipment's signal ends the send (its events
+ * failed `cancelled`, as the drivers count them).
+ */
+type Answer = 'ok' | FailureReason | 'throw' | 'hang';
 
 /** A test kind whose client answers each send as scripted and records what it was handed. */
 function scripted(indexes: IndexSupport, answers: Answer[], sent: Sent[]) {
@@ -53,6 +57,18 @@ function scripted(indexes: IndexSupport, answers: Answer[], sent: Sent[]) {
         const events: OutboundEvent[] = [];
         for await (const batch of batches) events.push(...batch);
         sent.push({ index: options.index, events });
+        if (answer === 'hang') {
+          const signal = options.signal as AbortSignal;
+          await new Promise((resolve) => {
+            if (signal.aborted) resolve(undefined);
+            else signal.addEventListener('abort', resolve, { once: true });
+          });
+          const message = `SIEM "${destination.name}": cancelled`;
+          return {
+            ...{ shipped: 0, failed: events.length, retried: 0, bytes: 0, errors: [message] },
+            failures: [{ reason: 'cancelled', message, events: events.length }],
+          };
+        }
         if (answer === 'ok')
           return { shipped: events.length, failed: 0, retried: 0, bytes: 0, errors: [], failures: [] };
         const index = options.index ?? destination.index ?? undefined;
@@ -207,5 +223,64 @@ describe('ship: one target, several sources', () => {
     expect(out.errors[0]).toMatch(
       /has no index, so the lines of a1\.zip \(index_mode default\) would carry no labIndex=/,
     );
+  });
+});
+
+describe('ship: the shipment deadline', () => {
+  it('stops a shipment stuck on a receiver at its deadline: what was shipped stays, the rest fails `deadline`', async () => {
+    const { sent, deps, target } = setup('native', ['ok', 'hang']);
+    const out = await ship(
+      { ...deps, deadlineMs: 60_000 },
+      { target, sources: await sources([2, 3, 4]), signal, deadlineMs: 50 },
+    );
+    // The third source was never handed to the client.
+    expect(sent.map((s) => s.events.length)).toEqual([2, 3]);
+    expect(out).toMatchObject({
+      events: 9,
+      shipped: 2,
+      failed: 7,
+      stopped: { reason: 'deadline', deadlineMs: 50 },
+    });
+    expect(out.failures).toEqual([
+      {
+        reason: 'deadline',
+        message: 'SIEM "siem-x": the shipment stopped at its 0.05 s deadline (SHIPMENT_DEADLINE_SECONDS)',
+        events: 7,
+      },
+    ]);
+    expect(out.errors).toEqual([out.failures[0]?.message]);
+    expect(out.perSource.map((s) => [s.shipped, s.failed])).toEqual([
+      [2, 0],
+      [0, 3],
+      [0, 4],
+    ]);
+  });
+
+  it("takes the service's deadline when the request sets none, and reports nothing when it is not reached", async () => {
+    const stuck = setup('native', ['hang']);
+    const out = await ship(
+      { ...stuck.deps, deadlineMs: 30 },
+      { target: stuck.target, sources: await sources([2]), signal },
+    );
+    expect(out).toMatchObject({ shipped: 0, failed: 2, stopped: { reason: 'deadline', deadlineMs: 30 } });
+
+    const quick = setup('native', []);
+    const done = await ship(
+      { ...quick.deps, deadlineMs: 60_000 },
+      { target: quick.target, sources: await sources([2]), signal },
+    );
+    expect(done).toMatchObject({ shipped: 2, failed: 0, stopped: null });
+  });
+
+  it('says cancelled, not deadline, when the caller stopped it first', async () => {
+    const { deps, target } = setup('native', ['hang']);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('the service is shutting down')), 20);
+    const out = await ship(
+      { ...deps, deadlineMs: 60_000 },
+      { target, sources: await sources([2, 1]), signal: controller.signal },
+    );
+    expect(out).toMatchObject({ shipped: 0, failed: 3, stopped: { reason: 'cancelled' } });
+    expect(out.failures.map((f) => f.reason)).toEqual(['cancelled']);
   });
 });

@@ -30,6 +30,11 @@ export interface ShipRequest {
    */
   readonly shiftMs?: number;
   readonly signal: AbortSignal;
+  /**
+   * Longest the shipment may run, in ms (default: ShipDeps.deadlineMs, SHIPMENT_DEADLINE_SECONDS).
+   * Then it stops as a cancelled one does, the rest failed with reason `deadline` (ShipOutcome.stopped).
+   */
+  readonly deadlineMs?: number;
   /** Counts so far over all sources, after each acknowledged batch. */
   readonly onProgress?: (counts: { shipped: number; failed: number }) => void;
 }
@@ -57,12 +62,24 @@ export interface ShipOutcome {
   /** Why events failed, as data (reason, index, events). */
   readonly failures: readonly SiemFailure[];
   readonly perSource: readonly SourceOutcome[];
+  /**
+   * Why the shipment ended before every event was sent, when its deadline or its caller stopped it;
+   * what it shipped by then is in `shipped`, the rest in `failed`. Null otherwise.
+   */
+  readonly stopped: ShipStop | null;
 }
+
+/** A shipment stopped early: its deadline passed (`deadlineMs` after it began), or it was cancelled. */
+export type ShipStop =
+  | { readonly reason: 'deadline'; readonly deadlineMs: number }
+  | { readonly reason: 'cancelled' };
 
 /** What ship() uses. */
 export interface ShipDeps {
   readonly siems: SiemRegistry;
   readonly log: Logger;
+  /** Longest a shipment runs, in ms (SHIPMENT_DEADLINE_SECONDS); none when absent. */
+  readonly deadlineMs?: number;
 }
 
 /**
@@ -75,7 +92,7 @@ export interface ShipDeps {
  * throws (a bug) fails the rest of the shipment with the reason.
  */
 export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOutcome> {
-  const { target, sources, signal } = request;
+  const { target, sources } = request;
   const { destination, kind } = target;
   const shipment = sources.shipment;
   const totals = new Totals();
@@ -101,13 +118,16 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
   }
   // One shift for every source: pass 1's, or the caller's timeline (a shallow copy; pass 2 reads it).
   const timeline = request.shiftMs === undefined ? shipment : { ...shipment, shiftMs: request.shiftMs };
+  // From here the shipment runs against its deadline: `signal` is the caller's or the deadline's.
+  const deadline = shipmentDeadline(request.deadlineMs ?? deps.deadlineMs, request.signal, destination.name);
+  const signal = deadline.signal;
+  const stopReason = (): Failure => deadline.failure ?? cancelled(request.signal);
   try {
     for (const [i, label] of sources.labels.entries()) {
       const events = shipment.eventsPerSource[i] ?? 0;
       const route = routeFor(kind, request.routing?.[i] ?? null, destination);
       const landing = landingIndex(kind, route, destination);
-      const skip =
-        stopped ?? (signal.aborted ? cancelled(signal) : undefined) ?? refusedFor(refused, landing);
+      const skip = stopped ?? (signal.aborted ? stopReason() : undefined) ?? refusedFor(refused, landing);
       if (events === 0 || skip !== undefined) {
         if (events > 0) totals.notSent(events, skip as Failure);
         perSource.push(notSentSource(events));
@@ -167,7 +187,7 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
               );
       } catch (err) {
         if (signal.aborted) {
-          stopped = cancelled(signal);
+          stopped = stopReason();
         } else {
           deps.log.error({ err, siem: destination.name }, 'SIEM client failed.');
           stopped = failure('internal', `${label}: the shipment failed: ${messageOf(err)}`);
@@ -176,14 +196,15 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
         perSource.push(notSentSource(events));
         continue;
       }
-      totals.add(result);
+      // A client counts what the deadline cut off as cancelled: it is the deadline's.
+      totals.add(result, deadline.failure);
       // Events a client was handed but neither shipped nor failed (cancelled before it pulled them).
       const unsent = events - result.shipped - result.failed;
       if (unsent > 0)
         totals.notSent(
           unsent,
           signal.aborted
-            ? cancelled(signal)
+            ? stopReason()
             : failure('internal', `SIEM "${destination.name}": ${unsent} events were not sent`),
         );
       perSource.push({ events, shipped: result.shipped, failed: events - result.shipped });
@@ -196,15 +217,59 @@ export async function ship(deps: ShipDeps, request: ShipRequest): Promise<ShipOu
             (f) => f.reason === 'index_refused' && (f.index === undefined || f.index === landing),
           );
         if (indexRefusal) refused.set(landing, result.failures[0] as Failure);
-        else stopped = result.failures.find((f) => f.reason !== 'rejected') ?? result.failures[0];
+        else
+          stopped =
+            deadline.failure ?? result.failures.find((f) => f.reason !== 'rejected') ?? result.failures[0];
       }
     }
   } finally {
+    deadline.clear();
     await client.close().catch((err: unknown) => {
       deps.log.warn({ err, siem: destination.name }, 'SIEM client did not close cleanly.');
     });
   }
-  return outcome(target, sources, totals, perSource);
+  const done = outcome(target, sources, totals, perSource);
+  if (done.failed === 0 || !signal.aborted) return done;
+  if (deadline.failure === undefined) return { ...done, stopped: { reason: 'cancelled' } };
+  // The deadline's message first: it is why the rest was not sent.
+  const why = deadline.failure.message;
+  return {
+    ...done,
+    errors: [why, ...done.errors.filter((e) => e !== why)],
+    stopped: { reason: 'deadline', deadlineMs: deadline.ms as number },
+  };
+}
+
+/** The signal a shipment runs with: the caller's, aborted too when `ms` pass first. */
+interface Deadline {
+  readonly signal: AbortSignal;
+  readonly ms: number | undefined;
+  /** The failure of the events the deadline cut off, once it passed (before any cancellation). */
+  readonly failure: Failure | undefined;
+  clear(): void;
+}
+
+function shipmentDeadline(ms: number | undefined, caller: AbortSignal, siem: string): Deadline {
+  if (ms === undefined) return { signal: caller, ms, failure: undefined, clear: () => {} };
+  const controller = new AbortController();
+  let passed: Failure | undefined;
+  const timer = setTimeout(() => {
+    if (caller.aborted) return;
+    passed = failure(
+      'deadline',
+      `SIEM "${siem}": the shipment stopped at its ${ms / 1000} s deadline (SHIPMENT_DEADLINE_SECONDS)`,
+    );
+    controller.abort(new Error(passed.message));
+  }, ms);
+  timer.unref();
+  return {
+    signal: AbortSignal.any([caller, controller.signal]),
+    ms,
+    get failure() {
+      return passed;
+    },
+    clear: () => clearTimeout(timer),
+  };
 }
 
 function outcome(
@@ -224,6 +289,7 @@ function outcome(
     errors: totals.errors,
     failures: totals.failures,
     perSource,
+    stopped: null,
   };
 }
 
@@ -244,14 +310,17 @@ class Totals {
   readonly errors: string[] = [];
   readonly failures: SiemFailure[] = [];
 
-  add(result: ShipResult): void {
+  /** A client's result; its `cancelled` events count for `cancelledBy` instead, when given. */
+  add(result: ShipResult, cancelledBy?: Failure): void {
     this.shipped += result.shipped;
     this.failed += result.failed;
     this.retried += result.retried;
     this.bytes += result.bytes;
+    const cancelled = (f: Failure) => cancelledBy !== undefined && f.reason === 'cancelled';
+    const replaced = new Set(result.failures.filter(cancelled).map((f) => f.message));
     // A client's messages name the SIEM and endpoint already.
-    for (const e of result.errors) this.#error(e);
-    for (const f of result.failures) this.#failure(f, f.events);
+    for (const e of result.errors) this.#error(replaced.has(e) ? (cancelledBy as Failure).message : e);
+    for (const f of result.failures) this.#failure(cancelled(f) ? (cancelledBy as Failure) : f, f.events);
   }
 
   /** `events` never handed to the client, for `why`. */

@@ -33,6 +33,8 @@ export interface ShippingDeps {
   readonly log: Logger;
   /** Archive limits (decisions.md §5), from the configuration. */
   readonly limits: Partial<ArchiveLimits>;
+  /** Longest a shipment runs, in ms (SHIPMENT_DEADLINE_SECONDS); a request may set its own. */
+  readonly deadlineMs?: number;
 }
 
 /** The shipping path of one service instance. */

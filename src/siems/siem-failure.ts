@@ -10,6 +10,7 @@
  * - `rejected`: these events themselves were refused (bad data, too large, no header to send);
  * - `config`: a setting the SIEM cannot work with (wrong URL or path, unsupported request);
  * - `cancelled`: the shipment was cancelled (shutdown, lost lease);
+ * - `deadline`: the shipment ran out of time (SHIPMENT_DEADLINE_SECONDS) before these were sent;
  * - `internal`: a fault on our side (the event source failed, an unexpected error).
  */
 export type FailureReason =
@@ -21,6 +22,7 @@ export type FailureReason =
   | 'rejected'
   | 'config'
   | 'cancelled'
+  | 'deadline'
   | 'internal';
 
 /** One cause of failure: its reason, the index it concerns when there is one, and a message for people. */

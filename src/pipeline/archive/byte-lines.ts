@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { AppError } from '../../errors.ts';
+import { BlankLineRuns } from './blank-line-runs.ts';
 import { quoteName } from './entry-path.ts';
 
 /**
@@ -72,6 +73,7 @@ export class ByteLineSplitter {
   #pendingOffset = 0;
 
   readonly #memo: EntrySplits | null;
+  readonly #blankRuns = new BlankLineRuns();
 
   constructor(entry: string, maxLineBytes: number, memo: EntrySplits | null = null) {
     this.#entry = entry;
@@ -119,6 +121,17 @@ export class ByteLineSplitter {
     const lineNumberBefore = this.#lineNumber;
     this.#count = 0;
     while (nl !== -1) {
+      if ((buf[start] as number) <= 32 && (buf[nl + 1] as number) <= 32) {
+        // A line that may be blank, and another after it: a run of blank lines is skipped at once
+        // (a lone blank line costs less the usual way).
+        const next = this.#blankRuns.skip(buf, start, this.#maxLineBytes);
+        if (next > start) {
+          this.#lineNumber += this.#blankRuns.lines;
+          start = next;
+          nl = buf.indexOf(0x0a, start);
+          continue;
+        }
+      }
       this.#checkLength(nl - start);
       this.#emit(buf, start, nl);
       start = nl + 1;

@@ -2,6 +2,7 @@ import { AppError } from '../../errors.ts';
 import type { ArchiveContents } from './archive-contents.ts';
 import { type ArchiveEntry, StreamedEntry, sliceChunks } from './archive-entry.ts';
 import { overLimit } from './archive-errors.ts';
+import { type ArchiveInput, archiveInputSize } from './archive-input.ts';
 import { type ArchiveLimits, resolveArchiveLimits } from './archive-limits.ts';
 import type { EntrySelect } from './entry-path.ts';
 import type { RetainBudget } from './retain-budget.ts';
@@ -35,19 +36,22 @@ export interface OpenedArchive extends ArchiveContents {
 }
 
 /**
- * Checks an archive held in memory and lists the entries to read. Throws `payload_too_large` for a
- * cap, `archive_invalid` for a corrupt or unsafe archive (naming the entry), and `no_events` when no
- * entry is usable — never an empty success (decisions.md §5).
+ * Checks an archive held in memory (or a `.zip` in a file, ArchiveFile) and lists the entries to
+ * read. Throws `payload_too_large` for a cap, `archive_invalid` for a corrupt or unsafe archive
+ * (naming the entry), and `no_events` when no entry is usable — never an empty success
+ * (decisions.md §5).
  */
-export async function openArchive(input: Buffer, options: OpenArchiveOptions): Promise<OpenedArchive> {
+export async function openArchive(input: ArchiveInput, options: OpenArchiveOptions): Promise<OpenedArchive> {
   const limits = resolveArchiveLimits(options.limits);
-  if (input.length > limits.maxBytes) throw overLimit(`${limits.maxBytes} bytes`, limits.maxBytes);
-  const contents =
-    options.kind === 'zip'
-      ? await readZipContents(input, options.select, limits, options.retain)
-      : options.kind === 'tar.gz'
-        ? await readTarGzContents(input, options.select, limits)
-        : textContents(input, options.name, limits);
+  const size = archiveInputSize(input);
+  if (size > limits.maxBytes) throw overLimit(`${limits.maxBytes} bytes`, limits.maxBytes);
+  let contents: ArchiveContents;
+  if (options.kind === 'zip') contents = await readZipContents(input, options.select, limits, options.retain);
+  else if (!Buffer.isBuffer(input)) {
+    // Only session start spills a download to a file, and it takes `.zip` only.
+    throw new Error(`a ${options.kind} archive is read from memory only, not from a file`);
+  } else if (options.kind === 'tar.gz') contents = await readTarGzContents(input, options.select, limits);
+  else contents = textContents(input, options.name, limits);
   if (contents.paths.length === 0) {
     const listed = contents.skipped.slice(0, 10).map((s) => `${JSON.stringify(s.path)} (${s.reason})`);
     const more =
@@ -65,7 +69,7 @@ export async function openArchive(input: Buffer, options: OpenArchiveOptions): P
 
 /** The selected entries of an archive in path order (one pass; see openArchive for errors). */
 export async function* readArchiveEntries(
-  input: Buffer,
+  input: ArchiveInput,
   options: OpenArchiveOptions,
 ): AsyncGenerator<ArchiveEntry> {
   const archive = await openArchive(input, options);

@@ -1,3 +1,6 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { crc32, createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { isAppError } from '../../errors.ts';
@@ -5,6 +8,7 @@ import type { ArchiveContents, SkippedEntry } from './archive-contents.ts';
 import { comparePaths } from './archive-contents.ts';
 import { StreamedEntry } from './archive-entry.ts';
 import { invalidArchive, invalidEntry, messageOf, overLimit } from './archive-errors.ts';
+import { type ArchiveInput, archiveInputSize } from './archive-input.ts';
 import type { ArchiveLimits } from './archive-limits.ts';
 import { checkEntryName, type EntrySelect, structuralSkipReason } from './entry-path.ts';
 import { createRetainBudget, type RetainBudget } from './retain-budget.ts';
@@ -17,7 +21,9 @@ import { createRetainBudget, type RetainBudget } from './retain-budget.ts';
 export const INFLATE_CHUNK_BYTES = 512 * 1024;
 
 /**
- * Reads a `.zip` held in memory with yauzl (central directory first, one entry at a time).
+ * Reads a `.zip` held in memory, or in a file, with yauzl (central directory first, one entry at a
+ * time). A file is read with random access: its central directory and local headers, then each
+ * entry's data as it is inflated; it is never loaded whole (ArchiveFile).
  * Every check that can be made before inflating is made before the first entry is yielded: entry
  * count, names, links, encryption, duplicates, overlapping entries and the declared sizes against
  * the caps. Inflated bytes are then counted as they come out and checked again; an entry that
@@ -29,26 +35,34 @@ export const INFLATE_CHUNK_BYTES = 512 * 1024;
  * before the kept tail and replay the rest from memory.
  */
 export async function readZipContents(
-  input: Buffer,
+  input: ArchiveInput,
   select: EntrySelect,
   limits: ArchiveLimits,
   retain: RetainBudget = createRetainBudget(limits.retainBytes),
 ): Promise<ArchiveContents> {
+  const size = archiveInputSize(input);
   const zip = await openZip(input);
-  if (zip.entryCount > limits.maxEntries) throw overLimit(`${limits.maxEntries} entries`, limits.maxEntries);
-  // yauzl starts its directory cursor at the central directory offset; entry data must end before it.
-  const cursor: unknown = (zip as unknown as { readEntryCursor: unknown }).readEntryCursor;
-  const centralDirectoryOffset = typeof cursor === 'number' ? cursor : input.length;
-  const raw = await readCentralDirectory(zip);
-  // Entry data is inflated from the located offsets below; yauzl's part is done.
-  zip.close();
+  let raw: yauzl.Entry[];
+  let centralDirectoryOffset: number;
+  try {
+    if (zip.entryCount > limits.maxEntries)
+      throw overLimit(`${limits.maxEntries} entries`, limits.maxEntries);
+    // yauzl starts its directory cursor at the central directory offset; entry data must end before it.
+    const cursor: unknown = (zip as unknown as { readEntryCursor: unknown }).readEntryCursor;
+    centralDirectoryOffset = typeof cursor === 'number' ? cursor : size;
+    raw = await readCentralDirectory(zip);
+  } finally {
+    // Entry data is inflated from the located offsets below; yauzl's part is done.
+    zip.close();
+  }
+  const heads = await localHeaders(input, raw);
 
   const seen = new Map<string, string>();
   const spans: DataSpan[] = [];
   const skipped: SkippedEntry[] = [];
   const selected: SelectedZipEntry[] = [];
   let declaredTotal = 0;
-  for (const entry of raw) {
+  for (const [i, entry] of raw.entries()) {
     const nameBytes = entry.fileNameRaw as Buffer;
     const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, nameBytes, entry.extraFields, true);
     const { path, folder } = checkEntryName(name);
@@ -65,7 +79,7 @@ export async function readZipContents(
     const twin = seen.get(key);
     if (twin !== undefined) throw invalidEntry(path, `duplicates entry ${JSON.stringify(twin)}`);
     seen.set(key, path);
-    const span = localDataSpan(input, entry, path, nameBytes);
+    const span = localDataSpan(heads[i] as Buffer, size, entry, path, nameBytes);
     spans.push(span);
 
     const reason = structuralSkipReason({ path, folder }) ?? (select(path) ? undefined : 'not selected');
@@ -128,23 +142,47 @@ interface DataSpan {
   readonly dataEnd: number;
 }
 
-function openZip(input: Buffer): Promise<yauzl.ZipFile> {
+function openZip(input: ArchiveInput): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(
-      input,
-      {
-        lazyEntries: true,
-        autoClose: false,
-        decodeStrings: false,
-        validateEntrySizes: true,
-        strictFileNames: true,
-      },
-      (err, zip) => {
-        if (err) reject(invalidArchive(`is not a readable zip file: ${messageOf(err)}`, err));
-        else resolve(zip);
-      },
-    );
+    const options: yauzl.Options = {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: false,
+      validateEntrySizes: true,
+      strictFileNames: true,
+    };
+    const done = (err: Error | null, zip: yauzl.ZipFile) => {
+      if (err) reject(invalidArchive(`is not a readable zip file: ${messageOf(err)}`, err));
+      else resolve(zip);
+    };
+    if (Buffer.isBuffer(input)) yauzl.fromBuffer(input, options, done);
+    else yauzl.open(input.path, options, done);
   });
+}
+
+/**
+ * The bytes from each entry's local header on: the archive itself from there when in memory; from
+ * a file, the fixed part and as long a name as the central directory gives (a longer local name
+ * differs anyway).
+ */
+async function localHeaders(input: ArchiveInput, entries: readonly yauzl.Entry[]): Promise<Buffer[]> {
+  if (Buffer.isBuffer(input)) return entries.map((e) => input.subarray(e.relativeOffsetOfLocalHeader));
+  const handle = await open(input.path, 'r');
+  try {
+    const heads: Buffer[] = [];
+    for (const entry of entries) {
+      const at = entry.relativeOffsetOfLocalHeader;
+      const length = Math.max(0, Math.min(30 + (entry.fileNameRaw as Buffer).length, input.size - at));
+      const head = Buffer.alloc(length);
+      const { bytesRead } = length > 0 ? await handle.read(head, 0, length, at) : { bytesRead: 0 };
+      heads.push(head.subarray(0, bytesRead));
+    }
+    return heads;
+  } catch (err) {
+    throw invalidArchive(`could not be read: ${messageOf(err)}`, err);
+  } finally {
+    await handle.close();
+  }
 }
 
 function readCentralDirectory(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
@@ -172,19 +210,26 @@ function checkDeclaredSizes(entry: yauzl.Entry, path: string, limits: ArchiveLim
   }
 }
 
-// Reads the local header from the buffer: where the data really starts, and that the local name is
-// the central one (a mismatch is a known spoofing route, reliability-notes §3.1).
-function localDataSpan(input: Buffer, entry: yauzl.Entry, path: string, nameBytes: Buffer): DataSpan {
+// Reads the local header (`head`: the archive's bytes from it on, see localHeaders): where the data
+// really starts, and that the local name is the central one (a mismatch is a known spoofing route,
+// reliability-notes §3.1). `size`: the archive's.
+function localDataSpan(
+  head: Buffer,
+  size: number,
+  entry: yauzl.Entry,
+  path: string,
+  nameBytes: Buffer,
+): DataSpan {
   const header = entry.relativeOffsetOfLocalHeader;
-  if (header + 30 > input.length || input.readUInt32LE(header) !== 0x04034b50) {
+  if (header + 30 > size || head.length < 30 || head.readUInt32LE(0) !== 0x04034b50) {
     throw invalidEntry(path, 'has no valid local header');
   }
-  const nameLength = input.readUInt16LE(header + 26);
-  const extraLength = input.readUInt16LE(header + 28);
+  const nameLength = head.readUInt16LE(26);
+  const extraLength = head.readUInt16LE(28);
   const dataStart = header + 30 + nameLength + extraLength;
   const dataEnd = dataStart + entry.compressedSize;
-  if (dataEnd > input.length) throw invalidEntry(path, 'runs past the end of the archive (truncated?)');
-  if (!input.subarray(header + 30, header + 30 + nameLength).equals(nameBytes)) {
+  if (dataEnd > size) throw invalidEntry(path, 'runs past the end of the archive (truncated?)');
+  if (nameLength !== nameBytes.length || !head.subarray(30, 30 + nameLength).equals(nameBytes)) {
     throw invalidEntry(path, 'has a local header name that differs from the central directory');
   }
   return { path, header, dataStart, dataEnd };
@@ -212,7 +257,7 @@ function checkOverlaps(spans: DataSpan[], centralDirectoryOffset: number): void 
 const CHUNK = INFLATE_CHUNK_BYTES;
 
 async function* inflateEntry(
-  input: Buffer,
+  input: ArchiveInput,
   file: SelectedZipEntry,
   limits: ArchiveLimits,
   pass: { inflated: number },
@@ -221,7 +266,7 @@ async function* inflateEntry(
 ): AsyncGenerator<Uint8Array> {
   const { entry, path } = file;
   const checkCrc = !verified.has(file);
-  const data = input.subarray(file.dataStart, file.dataStart + entry.compressedSize);
+  const dataEnd = file.dataStart + entry.compressedSize;
   const declared = entry.uncompressedSize;
   const ratioCap = limits.maxRatio * Math.max(entry.compressedSize, 1);
   let inflated = 0;
@@ -256,11 +301,21 @@ async function* inflateEntry(
   let complete = false;
   try {
     if (entry.compressionMethod === 0) {
-      for (let offset = 0; offset < data.length; offset += CHUNK)
-        yield take(data.subarray(offset, offset + CHUNK));
+      if (Buffer.isBuffer(input)) {
+        for (let offset = file.dataStart; offset < dataEnd; offset += CHUNK)
+          yield take(input.subarray(offset, Math.min(offset + CHUNK, dataEnd)));
+      } else {
+        for await (const chunk of fileRange(input.path, file.dataStart, dataEnd)) yield take(chunk as Buffer);
+      }
     } else if (inflateUpTo > 0) {
       const inflater = createInflateRaw({ chunkSize: CHUNK });
-      inflater.end(data);
+      // From a file, the compressed bytes are read as the inflater takes them (back-pressure).
+      const source = Buffer.isBuffer(input) ? null : fileRange(input.path, file.dataStart, dataEnd);
+      if (source === null) inflater.end((input as Buffer).subarray(file.dataStart, dataEnd));
+      else {
+        source.once('error', (err) => inflater.destroy(err));
+        source.pipe(inflater);
+      }
       try {
         for await (const out of inflater as AsyncIterable<Buffer>) {
           const before = inflated;
@@ -279,6 +334,7 @@ async function* inflateEntry(
         if (isAppError(err)) throw err;
         throw invalidEntry(path, `is corrupt: ${messageOf(err)}`, err);
       } finally {
+        source?.destroy();
         inflater.destroy();
       }
     }
@@ -295,4 +351,11 @@ async function* inflateEntry(
       if (!complete) budget.left += keep.reserved;
     }
   }
+}
+
+/** Bytes [start, end) of a file as a stream of at most INFLATE_CHUNK_BYTES chunks. */
+function fileRange(path: string, start: number, end: number): Readable {
+  // createReadStream's `end` is inclusive, and an empty range needs start > end, which it refuses.
+  if (end <= start) return Readable.from([]);
+  return createReadStream(path, { start, end: end - 1, highWaterMark: CHUNK });
 }

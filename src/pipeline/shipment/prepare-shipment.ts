@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../archive/archive-entry.ts';
+import type { ArchiveInput } from '../archive/archive-input.ts';
 import { type ArchiveLimits, resolveArchiveLimits } from '../archive/archive-limits.ts';
 import { SplitMemo, splitByteLines } from '../archive/byte-lines.ts';
 import { quoteName, selectForFormat } from '../archive/entry-path.ts';
@@ -23,7 +24,8 @@ import { ShipmentScratch } from './shipment-scratch.ts';
 
 /** One archive of a shipment (session start has one; a noise run has one per job archive). */
 export interface ShipmentSource {
-  readonly data: Buffer;
+  /** The archive, in memory or (a `.zip` only) in a file that stays until the shipment is over. */
+  readonly data: ArchiveInput;
   readonly kind: ArchiveKind;
   /** Names the archive in messages (a storage path, or the URL's host and path). */
   readonly label: string;
