@@ -18,20 +18,20 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { zipSync } from 'fflate';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { buildApp } from '../src/http/build-app.ts';
 import { createLogger } from '../src/logger.ts';
 import { createUser } from '../src/users/user-service.ts';
+import { buildArchive, runCountingReceiver } from './lib/session-fixtures.ts';
 
 type FromChild = { type: 'ready'; port: number } | { type: 'count'; messages: number };
 
-if (process.argv[2] === 'receiver') await runReceiver();
+if (process.argv[2] === 'receiver') await runCountingReceiver();
 else await main();
 
 async function main(): Promise<void> {
@@ -124,56 +124,4 @@ async function main(): Promise<void> {
     files.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-function buildArchive(total: number): Buffer {
-  const base = Date.UTC(2024, 5, 1, 0, 0, 0);
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const lines: string[] = new Array(total);
-  for (let i = 0; i < total; i++) {
-    const t = base + i * 50;
-    const attrs = `src=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}\tdst=192.0.2.${i % 250}\tdstPort=${1024 + (i % 50000)}\tusrName=user${i % 997}`;
-    switch (i % 4) {
-      case 0:
-      case 1:
-        lines[i] = `LEEF:1.0|Acme|Firewall|9.1|deny|${attrs}\tdevTime=${t}`;
-        break;
-      case 2: {
-        const d = new Date(t);
-        const text = `${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, '0')} ${d.getUTCFullYear()} ${d.toISOString().slice(11, 23)} UTC`;
-        lines[i] =
-          `LEEF:2.0|Acme|Proxy|2.0|get|^|${attrs.replaceAll('\t', '^')}^devTime=${text}^devTimeFormat=MMM dd yyyy HH:mm:ss.SSS z`;
-        break;
-      }
-      default: {
-        const d = new Date(t);
-        const header = `<134>${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${d.toISOString().slice(11, 19)} fw-${i % 7}`;
-        lines[i] = `${header} LEEF:1.0|Acme|Firewall|9.1|allow|${attrs}\tdevTime=${t}`;
-      }
-    }
-  }
-  return Buffer.from(
-    zipSync({ 'exercise/firewall.log': Buffer.from(`${lines.join('\n')}\n`) }, { level: 6 }),
-  );
-}
-
-async function runReceiver(): Promise<void> {
-  let messages = 0;
-  const server = net.createServer((socket) => {
-    socket.on('data', (chunk: Buffer) => {
-      let at = chunk.indexOf(10);
-      while (at !== -1) {
-        messages++;
-        at = chunk.indexOf(10, at + 1);
-      }
-    });
-    socket.on('end', () => socket.end());
-    socket.on('error', () => {});
-  });
-  server.listen(0, '127.0.0.1', () =>
-    process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }),
-  );
-  process.on('message', (m: { type: string }) => {
-    if (m.type === 'count') process.send?.({ type: 'count', messages });
-  });
 }

@@ -6,6 +6,7 @@ import { type AuditEntry, recordAudit } from './audit/audit-log.ts';
 import { createTokenVerifier } from './auth/dispatch-token.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { passwordProblem } from './auth/passwords.ts';
+import { SessionCache } from './auth/session-cache.ts';
 import { SessionEvents } from './auth/session-events.ts';
 import type { SessionPolicy } from './auth/sessions.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -51,8 +52,10 @@ export interface AppContext {
   readonly secretBox: SecretBox;
   readonly sessionPolicy: SessionPolicy;
   readonly loginThrottle: LoginThrottle;
-  /** Announces ended sessions to open event streams. */
+  /** Announces ended sessions and changed access to open event streams and the session cache. */
   readonly sessionEvents: SessionEvents;
+  /** Resolved sessions for a moment, so a burst of requests does not queue on the database. */
+  readonly sessionCache: SessionCache;
   /** The SIEM kinds (src/siems) and the clients of their destinations. */
   readonly siems: SiemRegistry;
   /** Object storage with the buckets noise-archives and exercise-archives (local or S3). */
@@ -159,6 +162,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       absoluteSeconds: config.sessionAbsoluteSeconds,
     };
     const sessionEvents = new SessionEvents();
+    const sessionCache = new SessionCache(clock, sessionEvents);
     const siems = new SiemRegistry(
       overrides.siemKinds?.(config) ?? builtinSiemKinds({ hecRetryNotFound: config.hecRetryNotFound }),
       { log, clock },
@@ -238,6 +242,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       sessionPolicy,
       loginThrottle: new LoginThrottle(clock),
       sessionEvents,
+      sessionCache,
       siems,
       storage,
       shipping,

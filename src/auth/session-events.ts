@@ -8,7 +8,7 @@ export type SessionEnded = { readonly sessionHash: string } | { readonly userId:
  * deletion), so long-lived responses such as event streams close at once instead of at their next
  * check. Expiry is not announced: streams re-check their session periodically.
  */
-export class SessionEvents extends EventEmitter<{ ended: [SessionEnded] }> {
+export class SessionEvents extends EventEmitter<{ ended: [SessionEnded]; accessChanged: [] }> {
   constructor() {
     super();
     // One listener per open stream; a busy console may hold many.
@@ -18,5 +18,10 @@ export class SessionEvents extends EventEmitter<{ ended: [SessionEnded] }> {
   /** Announces ended sessions. */
   ended(what: SessionEnded): void {
     this.emit('ended', what);
+  }
+
+  /** Announces that what some signed-in user may do or is called changed (roles, permissions, name). */
+  accessChanged(): void {
+    this.emit('accessChanged');
   }
 }

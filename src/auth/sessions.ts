@@ -57,13 +57,20 @@ export async function createSession(
   return { token, expiresAt };
 }
 
+/** A session found valid, and until when it stays valid if nothing changes. */
+export interface ResolvedSession {
+  readonly actor: Extract<Actor, { kind: 'user' }>;
+  /** Epoch ms: the absolute expiry or the idle expiry, whichever comes first. */
+  readonly validUntil: number;
+}
+
 /** Resolves a session token to its user, or null when unknown, expired, idle too long or disabled. */
 export async function resolveSession(
   db: Kysely<Database>,
   clock: Clock,
   policy: SessionPolicy,
   token: string,
-): Promise<Extract<Actor, { kind: 'user' }> | null> {
+): Promise<ResolvedSession | null> {
   const idHash = hashSessionToken(token);
   const row = await db
     .selectFrom('sessions')
@@ -86,20 +93,25 @@ export async function resolveSession(
     await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
     return null;
   }
-  if (now - row.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
+  let lastSeen = row.last_seen_at.getTime();
+  if (now - lastSeen >= TOUCH_INTERVAL_MS) {
     await db
       .updateTable('sessions')
       .set({ last_seen_at: new Date(now) })
       .where('id_hash', '=', idHash)
       .execute();
+    lastSeen = now;
   }
   return {
-    kind: 'user',
-    userId: row.user_id,
-    email: row.email,
-    displayName: row.display_name,
-    capabilities: await loadCapabilities(db, row.user_id),
-    sessionHash: idHash,
+    actor: {
+      kind: 'user',
+      userId: row.user_id,
+      email: row.email,
+      displayName: row.display_name,
+      capabilities: await loadCapabilities(db, row.user_id),
+      sessionHash: idHash,
+    },
+    validUntil: Math.min(row.expires_at.getTime(), lastSeen + policy.idleSeconds * 1000),
   };
 }
 

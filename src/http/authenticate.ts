@@ -50,7 +50,12 @@ export function createAuthenticateHook(ctx: AppContext) {
     }
 
     const token = request.cookies?.[cookieName];
-    if (token) request.actor = await resolveSession(ctx.db, ctx.clock, ctx.sessionPolicy, token);
+    if (token) {
+      const session = await ctx.sessionCache.resolve(token, (t) =>
+        resolveSession(ctx.db, ctx.clock, ctx.sessionPolicy, t),
+      );
+      request.actor = session?.actor ?? null;
+    }
 
     // Not audited: a missing or expired session is what every anonymous probe and every stale
     // browser tab produces, and a record for each would let anyone flood the audit log.

@@ -11,7 +11,8 @@ export interface ErrorBody {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request, reply) => {
     const appErr = toAppError(err);
-    if (appErr.status >= 500) {
+    // A refusal while shutting down (503 unavailable) is the service working as meant, not a failure.
+    if (appErr.status >= 500 && appErr.code !== 'unavailable') {
       request.log.error({ err }, 'Request failed.');
     } else {
       request.log.debug({ code: appErr.code }, appErr.message);

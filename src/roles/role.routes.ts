@@ -89,6 +89,8 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     },
     async (request) => {
       const role = await updateRole(ctx.db, request.params.name, request.body, new Date(ctx.clock.now()));
+      // Holders of the role get its new permissions on their next request.
+      ctx.sessionEvents.accessChanged();
       await ctx.audit(
         auditEntry(request, {
           action: 'role.update',
@@ -114,6 +116,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     },
     async (request) => {
       await deleteRole(ctx.db, request.params.name);
+      ctx.sessionEvents.accessChanged();
       await ctx.audit(
         auditEntry(request, { action: 'role.delete', target: request.params.name, outcome: 'success' }),
       );

@@ -134,6 +134,27 @@ describe('users and roles API', () => {
     expect(me.json().user.capabilities).toEqual(['manage_noise_logs']);
   });
 
+  it("a signed-in user's very next request sees a renamed user, a role's new permissions and a disabling", async () => {
+    const role = await post('/api/roles', { name: 'cache-check', permissions: ['run_exercises'] });
+    expect(role.statusCode, role.body).toBe(201);
+    const u = await createTestUser(t.ctx, ['cache-check']);
+    const cookie = await login(t.app, u.email, u.password);
+    const me = () => t.app.inject({ url: '/api/me', headers: { cookie } });
+    expect((await me()).json().user.capabilities).toEqual(['run_exercises']);
+    await patch(`/api/users/${u.id}`, { display_name: 'Renamed' });
+    expect((await me()).json().user.display_name).toBe('Renamed');
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/roles/cache-check',
+      headers: { cookie: admin },
+      payload: { permissions: ['manage_noise_logs'] },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect((await me()).json().user.capabilities).toEqual(['manage_noise_logs']);
+    await patch(`/api/users/${u.id}`, { disabled: true });
+    expect((await me()).statusCode).toBe(401);
+  });
+
   it('deletes a user and answers 404 for unknown ids', async () => {
     const u = await createTestUser(t.ctx, ['analyst']);
     const del = await t.app.inject({

@@ -106,6 +106,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         new Date(ctx.clock.now()),
       );
       if (sessionsEnded > 0) ctx.sessionEvents.ended({ userId: user.id });
+      // Roles or the name may have changed: signed-in users' cached sessions are read again.
+      ctx.sessionEvents.accessChanged();
       const changed = Object.keys(request.body).map((k) => (k === 'password' ? 'password (changed)' : k));
       await ctx.audit(
         auditEntry(request, {
