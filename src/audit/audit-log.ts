@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/sessions.ts';
 import type { Database } from '../db/schema.ts';
+import { storableJson, storableOrNull } from '../db/storable.ts';
 
 /**
  * Outcome of an audited action. `started` is written when a wipe or a session start begins, before
@@ -46,17 +47,19 @@ export async function recordAudit(db: Kysely<Database>, at: number, entry: Audit
       at: new Date(at),
       actor_type: actorType,
       actor_id: a !== null && a !== 'system' && a.kind === 'user' ? a.userId : null,
-      actor_label:
+      actor_label: storableOrNull(
         a !== null && a !== 'system' && a.kind === 'user'
           ? a.email
           : a !== null && a !== 'system'
             ? 'dispatch token'
             : (entry.actorLabel ?? null),
+      ),
       action: entry.action,
-      target: entry.target ?? null,
+      // Targets and details may quote a SIEM's answer or an archive's entry names.
+      target: storableOrNull(entry.target),
       ip: entry.ip ?? null,
       outcome: entry.outcome,
-      details: entry.details ? JSON.stringify(entry.details) : null,
+      details: entry.details ? JSON.stringify(storableJson(entry.details)) : null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

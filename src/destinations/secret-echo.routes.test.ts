@@ -35,6 +35,17 @@ const ECHOES: Array<(header: string) => string> = [
   (h) => encodeURIComponent(h),
   (h) => encodeURIComponent(credential(h)),
   (h) => new URLSearchParams({ k: credential(h) }).toString().slice(2),
+  // Encoders written apart from the scrubber's list: RFC 3986 strict (Go, Python) and XML text.
+  (h) =>
+    encodeURIComponent(credential(h)).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    ),
+  (h) =>
+    credential(h).replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+    ),
   // Basic decoded (`user:password`), or the token as a query parameter.
   (h) =>
     h.startsWith('Basic ') ? Buffer.from(h.slice(6), 'base64').toString('latin1') : `token=${credential(h)}`,

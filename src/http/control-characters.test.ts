@@ -207,7 +207,7 @@ describe('control characters in any request string', () => {
     expect(withNul.statusCode).toBe(400);
     expect(withNul.json().error.details.fields.ca_pem).toMatch(/U\+0000/);
     const withBreaks = await send('POST', '/api/destinations', { ...base, ca_pem: pem });
-    // Line breaks pass the text rules; what answers now is the PEM check, not the control check.
-    expect(JSON.stringify(withBreaks.json())).not.toMatch(/control characters/);
+    // Line breaks pass the text rules (the PEM format check only looks for its markers).
+    expect(withBreaks.statusCode, withBreaks.body).toBe(201);
   });
 });

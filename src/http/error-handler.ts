@@ -11,8 +11,11 @@ export interface ErrorBody {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request, reply) => {
     const appErr = toAppError(err);
-    // A refusal while shutting down (503 unavailable) is the service working as meant, not a failure.
-    if (appErr.status >= 500 && appErr.code !== 'unavailable') {
+    // 503 unavailable (shutting down, ARCHIVE_MAX_CONCURRENT starts running) is the service
+    // working as meant: worth seeing, not an error.
+    if (appErr.code === 'unavailable') {
+      request.log.info({ code: appErr.code, details: appErr.details }, appErr.message);
+    } else if (appErr.status >= 500) {
       request.log.error({ err }, 'Request failed.');
     } else {
       request.log.debug({ code: appErr.code }, appErr.message);

@@ -76,6 +76,7 @@ function isPublicIpv4(ip: string): boolean {
  * - 6to4 `2002::/16` (RFC 3056): bits 16–47
  * - Teredo `2001::/32` (RFC 4380): the server (bits 32–63) and the client, whose address is the
  *   bitwise NOT of the last 32 bits
+ * - ISATAP (RFC 5214), any prefix with interface id `0:5efe` or `200:5efe`: the last 32 bits
  */
 function embeddedIpv4(b: Uint8Array): string[] | undefined {
   const zeros = (from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
@@ -93,6 +94,10 @@ function embeddedIpv4(b: Uint8Array): string[] | undefined {
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) {
     const client = [12, 13, 14, 15].map((k) => ~(b[k] as number) & 0xff).join('.');
     return [at(4, 5, 6, 7), client];
+  }
+  // ISATAP (RFC 5214): any prefix, interface id 0000:5efe or 0200:5efe (universal/local bit).
+  if ((b[8] === 0x00 || b[8] === 0x02) && b[9] === 0x00 && b[10] === 0x5e && b[11] === 0xfe) {
+    return [last];
   }
   return undefined;
 }

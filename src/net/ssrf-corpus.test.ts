@@ -56,6 +56,8 @@ function embeddings(v4: string): Array<[form: string, address: string]> {
     ['6to4, full', `2002:${h}:0:0:0:0:1`],
     ['Teredo client', teredo(TEREDO_SERVER, v4)],
     ['Teredo server', teredo(v4, TEREDO_CLIENT)],
+    ['ISATAP, global prefix', `2600::5efe:${h}`],
+    ['ISATAP, universal bit', `2600::200:5efe:${h}`],
   ];
 }
 

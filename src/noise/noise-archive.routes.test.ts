@@ -9,6 +9,7 @@ import {
 } from '../../test/fixtures/archives/zip-builder.ts';
 import { startTestS3Server, type TestS3Server } from '../../test/helpers/s3-server.ts';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
+import { TEST_DB_KIND } from '../../test/helpers/test-db.ts';
 
 /** A tiny but real zip: one stored entry "a.log" containing "hi\n". */
 const ZIP = Buffer.from(
@@ -66,7 +67,10 @@ afterAll(async () => {
   await s3.close();
 });
 
-describe.each(['local', 's3'] as const)('noise archive routes on %s storage', (backend) => {
+// Without S3_ENDPOINT storage follows the database: local files on PGlite, the database on PostgreSQL.
+const DEFAULT_BACKEND = TEST_DB_KIND === 'postgres' ? 'database' : 'local';
+
+describe.each([DEFAULT_BACKEND, 's3'] as const)('noise archive routes on %s storage', (backend) => {
   let t: TestApp;
   let cookie: string;
   beforeAll(async () => {
@@ -307,6 +311,34 @@ describe('noise archives on S3, end to end', () => {
       const obj = await client.send(new GetObjectCommand({ Bucket: 'noise-archives', Key: 'e2e/check.zip' }));
       expect(Buffer.from(await obj.Body!.transformToByteArray()).equals(ZIP)).toBe(true);
       client.destroy();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('noise uploads and the download slots', () => {
+  it('take one of the ARCHIVE_MAX_CONCURRENT slots: 503 with Retry-After while all are held', async () => {
+    const t = await buildTestApp({ env: { ARCHIVE_MAX_CONCURRENT: '1' } });
+    try {
+      const { cookie } = await signedInAs(t, ['noise_operator']);
+      const upload = () =>
+        t.app.inject({
+          method: 'PUT',
+          url: '/api/noise/archives/slots/a.zip',
+          headers: { cookie, 'content-type': 'application/zip' },
+          payload: ZIP,
+        });
+      const held = t.ctx.downloads.enter();
+      const refused = await upload();
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toBe('10');
+      expect(refused.json().error.code).toBe('unavailable');
+      await held.release();
+      expect((await upload()).statusCode).toBe(201);
+      // The upload gave its slot back.
+      const again = t.ctx.downloads.enter();
+      await again.release();
     } finally {
       await t.close();
     }

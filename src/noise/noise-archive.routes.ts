@@ -52,7 +52,7 @@ export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         params: ArchivePathParams,
         response: {
           201: Type.Object({ storage_path: Type.String() }),
-          ...errors(400, 401, 403, 409, 413, 415, 502),
+          ...errors(400, 401, 403, 409, 413, 415, 502, 503),
         },
       },
     },
@@ -68,14 +68,23 @@ export const noiseArchiveRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       const max = ctx.config.archiveMaxBytes;
       const declared = Number(request.headers['content-length']);
       if (Number.isFinite(declared) && declared > max) throw declaredTooLarge(max);
-      const guard = createZipUploadGuard(max);
-      (body as IncomingMessage).once('error', (err) => guard.destroy(err));
-      const chunks: Buffer[] = [];
-      for await (const chunk of body.pipe(guard)) chunks.push(chunk as Buffer);
-      const data = Buffer.concat(chunks);
-      // A body that merely starts with the zip signature is not an archive a run can read.
-      await checkNoiseArchive(data, archiveLimitsOf(ctx.config));
-      const info = await ctx.storage.put(BUCKET, storagePath, data, data.length);
+      // The upload is held whole (its central directory is at its end), so it takes one of the
+      // ARCHIVE_MAX_CONCURRENT slots session starts use: 503 with Retry-After beyond them.
+      const slot = ctx.downloads.enter();
+      let info: { size: number };
+      try {
+        const guard = createZipUploadGuard(max);
+        (body as IncomingMessage).once('error', (err) => guard.destroy(err));
+        const chunks: Buffer[] = [];
+        for await (const chunk of body.pipe(guard)) chunks.push(chunk as Buffer);
+        const data = Buffer.concat(chunks);
+        chunks.length = 0;
+        // A body that merely starts with the zip signature is not an archive a run can read.
+        await checkNoiseArchive(data, archiveLimitsOf(ctx.config));
+        info = await ctx.storage.put(BUCKET, storagePath, data, data.length);
+      } finally {
+        await slot.release();
+      }
       await ctx.audit(
         auditEntry(request, {
           action: 'noise.archive.upload',

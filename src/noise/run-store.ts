@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database, NoiseRunRow } from '../db/schema.ts';
+import { storableText } from '../db/storable.ts';
+import { cutAt } from '../siems/shared/siem-message.ts';
 import type { DispatchTrigger } from './dispatch-types.ts';
 import { type FinalRunStatus, OPEN_STATUSES, type RunStatus } from './run-status.ts';
 
@@ -300,6 +302,8 @@ export function toRunView(row: NoiseRunRow): RunView {
   };
 }
 
+/** An error for a run row: storable (a SIEM's answer may hold NUL), cut to length on a code point. */
 function clip(text: string): string {
-  return text.length > MAX_RUN_ERROR_LENGTH ? `${text.slice(0, MAX_RUN_ERROR_LENGTH - 1)}…` : text;
+  const storable = storableText(text);
+  return storable.length > MAX_RUN_ERROR_LENGTH ? `${cutAt(storable, MAX_RUN_ERROR_LENGTH - 1)}…` : storable;
 }

@@ -149,8 +149,32 @@ function secretForms(secret: string): string[] {
     lowerHex(uri),
     form,
     lowerHex(form),
+    // Strict percent-encoding (Go's QueryEscape, Python's quote): every byte but A-Z a-z 0-9 - _ . ~.
+    strictPercent(secret),
+    lowerHex(strictPercent(secret)),
+    // XML and HTML answers (splunkd without output_mode=json) escape markup characters.
+    xmlEscaped(secret, '&apos;'),
+    xmlEscaped(secret, '&#39;'),
     ...base64Forms(Buffer.from(secret, 'utf8')),
   ];
+}
+
+function strictPercent(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-_.~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function xmlEscaped(text: string, apostrophe: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", apostrophe);
 }
 
 /**

@@ -30,5 +30,11 @@ export function siemMessage(siem: string, endpoint: string, cause: string): stri
  */
 export function clip(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return flat.length > max ? `${cutAt(flat, max)}…` : flat;
+}
+
+/** The first `max` UTF-16 units of `text`, one less when the cut would split a surrogate pair. */
+export function cutAt(text: string, max: number): string {
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
