@@ -72,9 +72,13 @@ export async function resolveSession(
   token: string,
 ): Promise<ResolvedSession | null> {
   const idHash = hashSessionToken(token);
-  const row = await db
+  // One round trip: the session, its user and the permissions of each of the user's roles (a row
+  // per role; a user without roles gives one row with null permissions).
+  const rows = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
+    .leftJoin('user_roles', 'user_roles.user_id', 'users.id')
+    .leftJoin('roles', 'roles.name', 'user_roles.role_name')
     .select([
       'sessions.id_hash',
       'sessions.last_seen_at',
@@ -83,9 +87,11 @@ export async function resolveSession(
       'users.email',
       'users.display_name',
       'users.disabled',
+      'roles.permissions',
     ])
     .where('sessions.id_hash', '=', idHash)
-    .executeTakeFirst();
+    .execute();
+  const row = rows[0];
   if (!row) return null;
   const now = clock.now();
   const idleUntil = row.last_seen_at.getTime() + policy.idleSeconds * 1000;
@@ -108,7 +114,7 @@ export async function resolveSession(
       userId: row.user_id,
       email: row.email,
       displayName: row.display_name,
-      capabilities: await loadCapabilities(db, row.user_id),
+      capabilities: capabilitiesOf(rows.map((r) => r.permissions)),
       sessionHash: idHash,
     },
     validUntil: Math.min(row.expires_at.getTime(), lastSeen + policy.idleSeconds * 1000),
@@ -123,8 +129,13 @@ export async function loadCapabilities(db: Kysely<Database>, userId: string): Pr
     .select('roles.permissions')
     .where('user_roles.user_id', '=', userId)
     .execute();
+  return capabilitiesOf(rows.map((r) => r.permissions));
+}
+
+/** The capabilities among the permissions of some roles (null: no role). */
+function capabilitiesOf(permissions: ReadonlyArray<readonly string[] | null>): Set<Capability> {
   const caps = new Set<Capability>();
-  for (const r of rows) for (const p of r.permissions) if (isCapability(p)) caps.add(p);
+  for (const list of permissions) for (const p of list ?? []) if (isCapability(p)) caps.add(p);
   return caps;
 }
 
