@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { login, testConfig } from '../test/helpers/test-app.ts';
@@ -10,6 +12,21 @@ describe('createContext', () => {
   afterEach(async () => {
     await ctx?.close();
     ctx = undefined;
+  });
+
+  it('removes at start the archive spill files a killed process left, at once with the embedded database', async () => {
+    const config = testConfig();
+    const tmp = path.join(config.dataDir, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const left = path.join(tmp, 'archive-left-by-a-killed-start.zip');
+    const other = path.join(tmp, 'notes.txt');
+    writeFileSync(left, 'PK');
+    writeFileSync(other, 'not ours');
+    const database = await openTestDatabase();
+    ctx = await createContext(config, { log: pino({ level: 'silent' }), database });
+    // A fresh file is an earlier process's only when no other instance can share DATA_DIR.
+    expect(existsSync(left)).toBe(database.kind === 'postgres');
+    expect(existsSync(other)).toBe(true);
   });
 
   it("starts with the operator's weak ADMIN_PASSWORD and short DISPATCH_TOKEN, warning about both", async () => {

@@ -167,7 +167,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       overrides.siemKinds?.(config) ?? builtinSiemKinds({ hecRetryNotFound: config.hecRetryNotFound }),
       { log, clock },
     );
-    const storage = await openStorage(config, log);
+    const storage = await openStorage(config, log, handle);
     closers.push(() => storage.close());
     const shipping = createShipping({
       db,
@@ -184,9 +184,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       tempDir: path.join(config.dataDir, 'tmp'),
     });
     closers.push(() => downloads.close());
-    // Spill files a killed process left (wall-clock file times): no start runs a day past its
-    // shipment deadline.
-    const swept = await downloads.sweep(Date.now(), DAY_MS + config.shipmentDeadlineSeconds * 1000);
+    // Spill files a killed process left (wall-clock file times). The embedded database locks
+    // DATA_DIR to this process, so every file there is an earlier one's; with PostgreSQL another
+    // instance may share DATA_DIR, and no start runs a day past its shipment deadline.
+    const orphanAge = handle.kind === 'pglite' ? 0 : DAY_MS + config.shipmentDeadlineSeconds * 1000;
+    const swept = await downloads.sweep(Date.now(), orphanAge);
     if (swept > 0) log.info({ files: swept }, 'Removed archive downloads an earlier process left.');
     const runs = new RunEngine(
       {

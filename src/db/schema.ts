@@ -115,6 +115,30 @@ export interface NoiseRunsTable {
   finished_at: OptionalTime;
 }
 
+/** An object of the database storage (src/storage/database-storage.ts); its content is in storage_chunks. */
+export interface StorageObjectsTable {
+  /** One upload: a new id for every write, swapped in for the old object once complete. */
+  id: string;
+  bucket: string;
+  key: string;
+  /** Bytes (bigint: read as a string by pg). */
+  size: ColumnType<string | number, number | undefined, number>;
+  chunk_count: ColumnType<number, number | undefined, number>;
+  /** Hex SHA-256 of the content, once complete. */
+  sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  /** False while the upload is written; only committed objects are visible. */
+  committed: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface StorageChunksTable {
+  object_id: string;
+  /** 0, 1, … in content order. */
+  seq: number;
+  bytes: Uint8Array;
+}
+
 /** The whole database as Kysely sees it; feature issues add their tables here. */
 export interface Database {
   users: UsersTable;
@@ -125,6 +149,8 @@ export interface Database {
   audit_log: AuditLogTable;
   noise_jobs: NoiseJobsTable;
   noise_runs: NoiseRunsTable;
+  storage_objects: StorageObjectsTable;
+  storage_chunks: StorageChunksTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

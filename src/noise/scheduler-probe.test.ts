@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, TEST_NOW, type TestApp } from '../../test/helpers/test-app.ts';
+import { TEST_DB_KIND } from '../../test/helpers/test-db.ts';
 
 describe('platform-status probes of the noise feature', () => {
   let t: TestApp | undefined;
@@ -26,13 +27,14 @@ describe('platform-status probes of the noise feature', () => {
     });
   });
 
-  it('has no scheduler probe with SCHEDULER=off, and reports local storage up', async () => {
+  it('has no scheduler probe with SCHEDULER=off, and reports its storage up', async () => {
     t = await buildTestApp();
     expect(t.ctx.noise.scheduler.running).toBe(false);
     const probes = t.ctx.platformStatus.probes.list();
     expect(probes.map((p) => p.id)).not.toContain('scheduler');
     const storage = probes.find((p) => p.id === 'storage');
-    expect(storage?.labels).toEqual({ backend: 'local' });
+    // Storage follows the database: local files beside PGlite, the database itself on PostgreSQL.
+    expect(storage?.labels).toEqual({ backend: TEST_DB_KIND === 'postgres' ? 'database' : 'local' });
     expect(await storage?.check(AbortSignal.timeout(5000))).toEqual({ state: 'up' });
   });
 });

@@ -7,7 +7,9 @@ import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3Server, type TestS3Server } from '../../test/helpers/s3-server.ts';
 import { testTempDir } from '../../test/helpers/test-app.ts';
+import { openTestDatabase, TEST_DB_KIND } from '../../test/helpers/test-db.ts';
 import { AppError } from '../errors.ts';
+import { createDatabaseStorage } from './database-storage.ts';
 import { createLocalStorage } from './local-storage.ts';
 import type { ObjectStorage } from './object-storage.ts';
 import { createS3Storage } from './s3-storage.ts';
@@ -34,6 +36,14 @@ const backends: Array<[string, () => Promise<ObjectStorage>]> = [
       });
       await storage.ensureBuckets();
       return storage;
+    },
+  ],
+  [
+    `database (${TEST_DB_KIND === 'postgres' ? 'PostgreSQL' : 'PGlite'})`,
+    async () => {
+      const handle = await openTestDatabase();
+      const storage = createDatabaseStorage(handle.db);
+      return { ...storage, close: () => handle.close() };
     },
   ],
 ];

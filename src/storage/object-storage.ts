@@ -21,12 +21,12 @@ export interface StorageCheck {
 }
 
 /**
- * Object storage behind one small interface: the local file system under `DATA_DIR/storage` or an
- * S3-compatible store. Keys are validated by every implementation (400 naming the path); a missing
+ * Object storage behind one small interface: the local file system under `DATA_DIR/storage`, the
+ * PostgreSQL database itself (chunked rows) or an S3-compatible store. Keys are validated by every implementation (400 naming the path); a missing
  * object is `not_found`; an unreachable store is `bad_gateway`.
  */
 export interface ObjectStorage {
-  readonly backend: 'local' | 's3';
+  readonly backend: 'local' | 'database' | 's3';
   /** Stores an object atomically: readers see the old object or the whole new one, never a part. */
   put(bucket: Bucket, key: string, body: Buffer | Readable, size?: number): Promise<ObjectInfo>;
   /** The whole object in memory; `signal` abandons the read (rejecting with its reason). */
