@@ -201,4 +201,28 @@ describe(loadConfig.name, () => {
       });
     }
   });
+
+  it('has no metrics exporter unless METRICS_PORT is set, bound to loopback by default', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: undefined, metricsHost: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: ' ' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' })).toMatchObject({
+      metricsPort: 9464,
+      metricsHost: '127.0.0.1',
+    });
+    expect(loadConfig({ METRICS_PORT: '65535', METRICS_HOST: '10.0.0.7' })).toMatchObject({
+      metricsPort: 65535,
+      metricsHost: '10.0.0.7',
+    });
+    for (const port of ['0', '65536', '-1', '9464.5', 'metrics']) {
+      try {
+        loadConfig({ METRICS_PORT: port });
+        expect.unreachable(port);
+      } catch (err) {
+        expect(err, port).toBeInstanceOf(AppError);
+        expect((err as AppError).details?.fields, port).toEqual({
+          METRICS_PORT: 'must be an integer between 1 and 65535',
+        });
+      }
+    }
+  });
 });

@@ -49,6 +49,10 @@ export interface Config {
   /** Retry an HTTP 404 from a HEC collector like a busy server (Splunk Cloud answers 404 during maintenance). */
   readonly hecRetryNotFound: boolean;
   readonly prometheusUrl: string | undefined;
+  /** Port of the Prometheus exporter's own listener (`METRICS_PORT`); undefined: no exporter. */
+  readonly metricsPort: number | undefined;
+  /** Address the exporter binds (`METRICS_HOST`, default 127.0.0.1); it has no authentication. */
+  readonly metricsHost: string;
   /** Poll interval of the platform-status monitor; undefined: the provider's default (15 s / 30 s). */
   readonly platformStatusPollSeconds: number | undefined;
   readonly sessionIdleSeconds: number;
@@ -210,6 +214,9 @@ export function loadConfig(env: Env): Config {
     scheduler: bool('SCHEDULER', true),
     hecRetryNotFound: bool('HEC_RETRY_NOT_FOUND', false),
     prometheusUrl,
+    // Off unless set; 0 is refused rather than taken as "any free port" (or mistaken for "off").
+    metricsPort: str('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 1, 65535),
+    metricsHost: str('METRICS_HOST') ?? '127.0.0.1',
     platformStatusPollSeconds:
       str('PLATFORM_STATUS_POLL_SECONDS') === undefined
         ? undefined

@@ -15,6 +15,7 @@ import { type DbHandle, openDatabase } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { Database } from './db/schema.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { DownloadGate } from './net/download-gate.ts';
 import type { NoiseDispatcher } from './noise/dispatch-types.ts';
 import { createNoiseDispatcher } from './noise/noise-dispatcher.ts';
@@ -73,6 +74,8 @@ export interface AppContext {
   readonly noise: NoiseServices;
   /** Platform-status poller, probes and event streams. */
   readonly platformStatus: PlatformStatus;
+  /** Prometheus metrics of this context (own registry); served on METRICS_PORT by main.ts. */
+  readonly metrics: Metrics;
   /** Constant-time check of a Bearer token against DISPATCH_TOKEN (false when unset). */
   readonly verifyDispatchToken: (token: string) => boolean;
   /** Writes an audit record; failures are logged, not thrown (use recordAudit to fail closed). */
@@ -169,6 +172,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     );
     const storage = await openStorage(config, log, handle);
     closers.push(() => storage.close());
+    // The SSE gauge reads platformStatus (wired below) only when scraped, after this returns.
+    const metrics = new Metrics(
+      { sseClients: () => platformStatus.streams.size },
+      { processMetrics: config.metricsPort !== undefined },
+    );
     const shipping = createShipping({
       db,
       secretBox,
@@ -177,6 +185,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       log,
       limits: archiveLimitsOf(config),
       deadlineMs: config.shipmentDeadlineSeconds * 1000,
+      observer: metrics,
     });
     const downloads = new DownloadGate({
       maxConcurrent: config.archiveMaxConcurrent,
@@ -207,6 +216,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         engine: runs,
         audit,
         dispatcher: overrides.noiseDispatcher?.(shippingDispatcher) ?? shippingDispatcher,
+        observer: metrics,
       },
       overrides.noise,
     );
@@ -252,6 +262,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       runs,
       noise,
       platformStatus,
+      metrics,
       verifyDispatchToken:
         config.dispatchTokens.length > 0 ? createTokenVerifier(config.dispatchTokens) : () => false,
       audit,

@@ -1,12 +1,15 @@
 import { loadConfig, readEnv } from './config.ts';
 import { type AppContext, createContext } from './context.ts';
 import { type App, buildApp } from './http/build-app.ts';
+import { type MetricsServer, serveMetrics } from './http/metrics-server.ts';
 
 /** Runs the service until SIGINT/SIGTERM, then closes everything in order. */
 export async function serve(): Promise<void> {
   const config = loadConfig(readEnv());
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
+  // The Prometheus exporter (METRICS_PORT): up with the app, closed last so a drain can be watched.
+  let metricsServer: MetricsServer | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -15,13 +18,16 @@ export async function serve(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await stopServing(app, ctx);
+    await metricsServer?.close();
     clearTimeout(force);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     await app.listen({ host: config.host, port: config.port });
+    metricsServer = await serveMetrics(ctx);
   } catch (err) {
+    await app.close().catch(() => {});
     await ctx.close();
     throw err;
   }

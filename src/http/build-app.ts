@@ -149,6 +149,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // and the close with it, until the keep-alive timeout.
     if (closing) reply.header('connection', 'close');
   });
+  // Request durations for the exporter (src/metrics), labelled by the matched route's pattern
+  // (`/api/noise/jobs/:id`), never the raw URL, so label values stay as few as the routes.
+  app.addHook('onResponse', async (request, reply) => {
+    ctx.metrics.httpRequest(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   await app.register(healthRoutes);
   await app.register(authRoutes, { ctx });

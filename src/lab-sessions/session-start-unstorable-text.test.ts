@@ -81,6 +81,6 @@ describe('a session start whose SIEM answers text the database refuses', () => {
     const [end, started] = rows;
     expect(started?.outcome).toBe('started');
     expect(end?.outcome).toBe('failure');
-    expect((end?.details as { started_id?: string }).started_id).toBe(String(started?.id));
+    expect((end?.details as { started_id?: string } | undefined)?.started_id).toBe(String(started?.id));
   });
 });

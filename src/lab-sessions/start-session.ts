@@ -9,6 +9,7 @@ import type { DownloadSlot } from '../net/download-gate.ts';
 import { syslogHostnameProblem } from '../pipeline/syslog/syslog-hostname.ts';
 import type { ShipTarget } from '../shipping/ship.ts';
 import { assertEnabled } from '../shipping/ship-target.ts';
+import { secondsSince } from '../shipping/shipping-observer.ts';
 import { sourceIdentityProblem } from '../shipping/source-identity.ts';
 import { assertSiemQReady } from './siem-q-readiness.ts';
 
@@ -70,6 +71,7 @@ export async function startSession(
       ...auditBase,
       details: { url: urlLabel, driver: destination.driver },
     });
+    const downloadStartedAt = performance.now();
     const data = await downloadArchive(input.archiveDownloadUrl, {
       allowHttp: deps.config.archiveAllowHttp,
       allowedHosts: deps.config.archiveAllowedHosts,
@@ -77,9 +79,12 @@ export async function startSession(
       signal: deps.stopping,
       spill: slot,
     });
+    deps.shipping.observer.archivesDownloaded('session_start', secondsSince(downloadStartedAt));
+    const prepareStartedAt = performance.now();
     const sources = await deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
       format: destination.payload_format,
     });
+    deps.shipping.observer.archivesInflated('session_start', secondsSince(prepareStartedAt));
     const shipment = sources.shipment;
     const identity = requestIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
     const missing = await sourceIdentityProblem(target, sources, identity, deps.stopping);

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { PreparedSources } from '../shipping/prepared-sources.ts';
 import type { ShipOutcome } from '../shipping/ship.ts';
 import type { Shipping } from '../shipping/shipping.ts';
+import { secondsSince } from '../shipping/shipping-observer.ts';
 import type { ObjectStorage } from '../storage/object-storage.ts';
 import type { DispatchOutcome, DispatchRequest, NoiseDispatcher } from './dispatch-types.ts';
 import { findJob, type NoiseArchive } from './job-store.ts';
@@ -141,12 +142,16 @@ async function prepareRun(
   archives.sort((a, b) => a.position - b.position);
   // The signal ends a download that hangs (shutdown, lost lease); the storage's own time limits
   // end it otherwise.
+  const downloadStartedAt = performance.now();
   const data = await Promise.all(archives.map((a) => download(deps.storage, a.storage_path, signal)));
+  deps.shipping.observer.archivesDownloaded('noise', secondsSince(downloadStartedAt));
   signal.throwIfAborted();
+  const prepareStartedAt = performance.now();
   const sources = await deps.shipping.prepare(
     archives.map((a, i) => ({ data: data[i] as Buffer, kind: 'zip' as const, label: a.storage_path })),
     { format: 'leef' },
   );
+  deps.shipping.observer.archivesInflated('noise', secondsSince(prepareStartedAt));
   signal.throwIfAborted();
   return { archives, sources };
 }

@@ -9,6 +9,7 @@ import type { DispatchOutcome, DispatchRequest, DispatchTrigger, NoiseDispatcher
 import { type Claim, extendLease, type RequestedSchedule, releaseLease, takeLease } from './job-lease.ts';
 import { findJob, isLeaseHeld, type NoiseJob } from './job-store.ts';
 import type { RandomSource } from './next-run-at.ts';
+import { ignoreNoise, type NoiseObserver } from './noise-observer.ts';
 import {
   createRunRows,
   failOpenRuns,
@@ -52,6 +53,8 @@ export interface NoiseRunnerDeps {
   dispatcher: NoiseDispatcher;
   /** Runs the dispatches: leases kept alive, aborted on a lost lease or at close (src/runs). */
   engine: RunEngine;
+  /** Told of every run row's end (the service's metrics); none when absent. */
+  observer?: NoiseObserver;
 }
 
 /** Choices of the runner; defaults suit production. */
@@ -69,11 +72,13 @@ export interface NoiseRunnerOptions {
 export class NoiseRunner {
   readonly #deps: NoiseRunnerDeps;
   readonly #random: RandomSource;
+  readonly #observer: NoiseObserver;
   #running = 0;
 
   constructor(deps: NoiseRunnerDeps, options: NoiseRunnerOptions = {}) {
     this.#deps = deps;
     this.#random = options.random ?? Math.random;
+    this.#observer = deps.observer ?? ignoreNoise;
   }
 
   /** How long a job's lease lasts without a heartbeat (the engine's). */
@@ -331,6 +336,7 @@ export class NoiseRunner {
       log.error({ err, job_id: job.id }, 'Noise dispatch bookkeeping failed; the lease will expire.');
     }
     const runs = await getRuns(db, runIds).catch(() => [] as RunView[]);
+    for (const run of runs) this.#observer.runEnded(run.status, request.trigger);
     const failed = request.targets.filter(
       (siem) => runs.find((r) => r.id === request.run_ids[siem])?.status !== 'succeeded',
     );
@@ -367,6 +373,7 @@ export class NoiseRunner {
     by: DispatchBy,
     inProgress: string[] = [],
   ): Promise<AppError> {
+    for (const _ of Object.keys(skipped)) this.#observer.runEnded('skipped', trigger);
     const also = inProgress.length > 0 ? { in_progress: inProgress } : {};
     await this.#deps.audit({
       actor: by.actor,

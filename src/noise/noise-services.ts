@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import type { RunEngine } from '../runs/run-engine.ts';
 import type { NoiseDispatcher } from './dispatch-types.ts';
+import type { NoiseObserver } from './noise-observer.ts';
 import { NoiseRunner, type NoiseRunnerOptions } from './noise-runner.ts';
 import { NoiseScheduler, type NoiseSchedulerOptions } from './scheduler.ts';
 
@@ -24,6 +25,8 @@ export interface NoiseServicesDeps {
   /** Ships a dispatch (noise-dispatcher.ts; tests may pass another). */
   readonly dispatcher: NoiseDispatcher;
   audit(entry: AuditEntry): Promise<void>;
+  /** Told of ended run rows and scheduler claims (the service's metrics); none when absent. */
+  readonly observer?: NoiseObserver;
 }
 
 /** Tuning of the noise parts; defaults suit production. */

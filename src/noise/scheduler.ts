@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import { Ticker, type TickerOptions } from '../runs/ticker.ts';
 import { type Claim, claimDueJobs, recoverExpiredLeases } from './job-lease.ts';
+import type { NoiseObserver } from './noise-observer.ts';
 import type { NoiseRunner } from './noise-runner.ts';
 
 /** Parts the scheduler uses. */
@@ -12,6 +13,8 @@ export interface NoiseSchedulerDeps {
   clock: Clock;
   log: Logger;
   runner: NoiseRunner;
+  /** Told how late each claimed job was (the service's metrics); none when absent. */
+  observer?: NoiseObserver;
 }
 
 /** Scheduler timing; defaults suit production. */
@@ -82,6 +85,9 @@ export class NoiseScheduler {
     });
     for (const claim of claims) {
       log.debug({ job_id: claim.job.id, run_ids: claim.run_ids }, 'Noise job claimed.');
+      // Claimed jobs are due, so next_run_at is set and not after now.
+      if (claim.job.next_run_at !== null)
+        this.#deps.observer?.jobClaimed((now - claim.job.next_run_at) / 1000);
       runner.runClaimed(claim);
     }
     return claims;

@@ -9,6 +9,7 @@ import type { SiemRegistry } from '../siems/registry.ts';
 import { type PreparedSources, prepareSources } from './prepared-sources.ts';
 import { type ShipOutcome, type ShipRequest, type ShipTarget, ship } from './ship.ts';
 import { loadShipTarget } from './ship-target.ts';
+import { ignoreShipping, type ShippingObserver, secondsSince } from './shipping-observer.ts';
 
 /**
  * The one shipping path (session start and noise runs today, exercise attempts next): a target by
@@ -22,6 +23,8 @@ export interface Shipping {
   prepare(sources: readonly ShipmentSource[], options: { format: ShipmentFormat }): Promise<PreparedSources>;
   /** Ships prepared sources to one target (ship.ts); never throws for delivery. */
   ship(request: ShipRequest): Promise<ShipOutcome>;
+  /** Where shipments are reported, and where callers report their archive downloads and preparation. */
+  readonly observer: ShippingObserver;
 }
 
 /** What the shipping path uses. */
@@ -35,14 +38,23 @@ export interface ShippingDeps {
   readonly limits: Partial<ArchiveLimits>;
   /** Longest a shipment runs, in ms (SHIPMENT_DEADLINE_SECONDS); a request may set its own. */
   readonly deadlineMs?: number;
+  /** Told of every shipment's outcome and duration (the service's metrics); none when absent. */
+  readonly observer?: ShippingObserver;
 }
 
 /** The shipping path of one service instance. */
 export function createShipping(deps: ShippingDeps): Shipping {
+  const observer = deps.observer ?? ignoreShipping;
   return {
     target: (siem) => loadShipTarget(deps, siem),
     prepare: (sources, options) =>
       prepareSources(sources, { format: options.format, now: deps.clock.now(), limits: deps.limits }),
-    ship: (request) => ship(deps, request),
+    ship: async (request) => {
+      const startedAt = performance.now();
+      const outcome = await ship(deps, request);
+      observer.shipment(outcome, secondsSince(startedAt));
+      return outcome;
+    },
+    observer,
   };
 }
