@@ -29,12 +29,9 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { createLogger } from '../src/logger.ts';
 import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import { createBulkDriver } from '../src/siems/bulk/bulk-driver.ts';
@@ -44,12 +41,10 @@ import type { HecDestination } from '../src/siems/hec/hec-settings.ts';
 import type { EventSiemClient, ShipResult } from '../src/siems/siem-client.ts';
 import { startBulkSimulator } from '../test/simulators/bulk-simulator.ts';
 import { startHecSimulator } from '../test/simulators/hec-simulator.ts';
+import { type CountReceivers, startCountReceivers } from './lib/count-receivers.ts';
 
 type ReceiverKind = 'minimal' | 'simulator';
-interface Receivers {
-  hec: { url: string; token: string };
-  bulk: { url: string; apiKey: string };
-}
+type Receivers = CountReceivers['info'];
 type FromChild =
   | { type: 'ready'; receivers: Receivers }
   | { type: 'counts'; hec: number; bulk: number; cpuSeconds: number };
@@ -261,7 +256,7 @@ async function* ecsEvents(total: number): AsyncGenerator<OutboundEvent[]> {
 
 /** Child process: the receivers of one kind, reporting their counts on request. */
 async function runReceivers(kind: ReceiverKind): Promise<void> {
-  const receivers = kind === 'simulator' ? await startSimulators() : await startMinimalReceivers();
+  const receivers = kind === 'simulator' ? await startSimulators() : await startCountReceivers();
   process.send?.({ type: 'ready', receivers: receivers.info } satisfies FromChild);
   process.on('message', (m: ToChild) => {
     if (m.type === 'counts') {
@@ -272,13 +267,7 @@ async function runReceivers(kind: ReceiverKind): Promise<void> {
   });
 }
 
-interface RunningReceivers {
-  info: Receivers;
-  counts(): { hec: number; bulk: number };
-  close(): Promise<void>;
-}
-
-async function startSimulators(): Promise<RunningReceivers> {
+async function startSimulators(): Promise<CountReceivers> {
   const hec = await startHecSimulator({ indexes: [BENCH_INDEX] });
   // Mapping checks are off unless asked for: the figure is about the driver, and the bench's
   // documents all have one shape (the checks pass after the first document anyway).
@@ -310,72 +299,4 @@ async function startSimulators(): Promise<RunningReceivers> {
       await Promise.all([hec.close(), bulk.close()]);
     },
   };
-}
-
-/**
- * Receivers that do the least a real one must: check the credentials, inflate (HEC), check the
- * bulk body's final newline, count the events and answer success in the product's format.
- */
-async function startMinimalReceivers(): Promise<RunningReceivers> {
-  const token = 'bench-hec-token';
-  const apiKey = Buffer.from('bench:key').toString('base64');
-  let hecCount = 0;
-  let bulkCount = 0;
-  const hec = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.headers.authorization !== `Splunk ${token}`) {
-        res.writeHead(403, { 'content-type': 'application/json' }).end('{"text":"Invalid token","code":4}');
-        return;
-      }
-      const body = gunzipSync(Buffer.concat(chunks));
-      // The driver ends every envelope with a newline, and JSON strings cannot hold a raw one.
-      hecCount += countByte(body, 10);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"Success","code":0}');
-    });
-  });
-  const bulk = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.headers.authorization !== `ApiKey ${apiKey}`) {
-        res
-          .writeHead(401, { 'content-type': 'application/json' })
-          .end('{"error":"unauthorized","status":401}');
-        return;
-      }
-      const body = Buffer.concat(chunks);
-      if (body.at(-1) !== 10) {
-        res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end('{"error":"no final newline","status":400}');
-        return;
-      }
-      const items = countByte(body, 10) / 2;
-      bulkCount += items;
-      const list = `${'{"create":{"status":201}},'.repeat(items - 1)}{"create":{"status":201}}`;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"errors":false,"items":[${list}]}`);
-    });
-  });
-  const listen = async (server: http.Server) => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  };
-  return {
-    info: { hec: { url: await listen(hec), token }, bulk: { url: await listen(bulk), apiKey } },
-    counts: () => ({ hec: hecCount, bulk: bulkCount }),
-    async close() {
-      hec.closeAllConnections();
-      bulk.closeAllConnections();
-      await Promise.all([new Promise((r) => hec.close(r)), new Promise((r) => bulk.close(r))]);
-    },
-  };
-}
-
-function countByte(buffer: Buffer, byte: number): number {
-  let n = 0;
-  for (let i = buffer.indexOf(byte); i !== -1; i = buffer.indexOf(byte, i + 1)) n++;
-  return n;
 }

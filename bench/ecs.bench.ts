@@ -22,13 +22,13 @@ import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { crc32, createDeflateRaw } from 'node:zlib';
 import { selectForFormat } from '../src/pipeline/archive/entry-path.ts';
 import { openArchive } from '../src/pipeline/archive/open-archive.ts';
 import { ecsRecordTime, shiftEcsRecord } from '../src/pipeline/ecs/ecs-record.ts';
 import { EcsTimeScratch } from '../src/pipeline/ecs/ecs-time.ts';
 import { EcsTwoPassReader } from '../src/pipeline/ecs/read-ecs-records.ts';
-import { buildZip, type ZipEntrySpec } from '../test/fixtures/archives/zip-builder.ts';
+import { buildZip } from '../test/fixtures/archives/zip-builder.ts';
+import { buildEcsArchive, deflatedEntry, makeDoc } from './lib/ecs-fixtures.ts';
 
 const DOCS = Number(process.env.BENCH_ECS_DOCS ?? 300_000);
 const LEEF_LINES = Number(process.env.BENCH_LEEF_LINES ?? 1_000_000);
@@ -40,79 +40,9 @@ const ECS_ZIP = `${DIR}ecs.zip`;
 const LEEF_ZIP = `${DIR}leef.zip`;
 const START = Date.UTC(2024, 2, 11, 0, 0, 0);
 
-/** One generated ECS document; `i` varies the values and the time notations. */
-function makeDoc(i: number): string {
-  const ms = START + i * 211;
-  const iso = new Date(ms).toISOString();
-  const kind = i % 4;
-  const timestamp =
-    kind === 0
-      ? iso
-      : kind === 1
-        ? `${iso.slice(0, 23)}417Z`
-        : kind === 2
-          ? `${isoWithOffset(ms, 120)}`
-          : iso;
-  const created = kind === 3 ? String(ms + 1500) : `"${new Date(ms + 1500).toISOString()}"`;
-  const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-  const doc = [
-    `"@timestamp":"${timestamp}"`,
-    `"event":{"kind":"event","category":["network"],"action":"flow-${i % 17}","created":${created},"severity":${i % 10}}`,
-    i % 2 === 0
-      ? `"event.ingested":"${new Date(ms + 3000).toISOString()}"`
-      : `"event.start":"${new Date(ms - 900).toISOString()}"`,
-    `"source":{"ip":"${ip}","port":${1024 + (i % 60000)},"bytes":${(i * 7919) % 100000}}`,
-    `"destination":{"ip":"192.0.2.${i % 250}","port":${[443, 80, 53, 22][i % 4]}}`,
-    `"network":{"transport":"${['tcp', 'udp'][i % 2]}"}`,
-    `"host":{"name":"fw-${i % 12}"}`,
-    `"user":{"name":"user${i % 5000}"}`,
-    `"observer":{"vendor":"Acme","product":"Firewall"}`,
-    `"message":"allowed ${ip} -> 192.0.2.${i % 250}${' policy=default-allow'.repeat(i % 10)}"`,
-  ];
-  return `{${doc.join(',')}}`;
-}
-
-function isoWithOffset(ms: number, minutes: number): string {
-  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, 23);
-  const sign = minutes < 0 ? '-' : '+';
-  const m = Math.abs(minutes);
-  return `${local}${sign}${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-}
-
 function makeLeefLine(i: number): string {
   const ms = START + i * 37;
   return `<134>Mar 11 00:00:00 fw-${i % 12} LEEF:2.0|Acme|Firewall|10.2|traffic|^|devTime=${ms}^src=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}^dst=192.0.2.${i % 250}^srcPort=${1024 + (i % 60000)}^dstPort=443^proto=tcp^usrName=user${i % 5000}^sev=${1 + (i % 10)}^cat=allow^policy=default-allow`;
-}
-
-/** A deflated zip entry streamed from a generator, so the uncompressed text is never whole. */
-async function deflatedEntry(
-  name: string,
-  count: number,
-  line: (i: number) => string,
-  from = 0,
-): Promise<ZipEntrySpec> {
-  const deflate = createDeflateRaw({ level: 6 });
-  const parts: Buffer[] = [];
-  deflate.on('data', (c: Buffer) => parts.push(c));
-  const done = new Promise((resolve) => deflate.on('end', resolve));
-  let crc = 0;
-  let size = 0;
-  let chunk: string[] = [];
-  const flush = async () => {
-    const bytes = Buffer.from(`${chunk.join('\n')}\n`);
-    chunk = [];
-    crc = crc32(bytes, crc);
-    size += bytes.length;
-    if (!deflate.write(bytes)) await new Promise((r) => deflate.once('drain', r));
-  };
-  for (let i = from; i < from + count; i++) {
-    chunk.push(line(i));
-    if (chunk.length === 2000) await flush();
-  }
-  if (chunk.length > 0) await flush();
-  deflate.end();
-  await done;
-  return { name, payload: Buffer.concat(parts), crc, uncompressedSize: size, method: 8 };
 }
 
 interface Figures {
@@ -121,14 +51,7 @@ interface Figures {
 
 async function makeArchives(): Promise<void> {
   mkdirSync(DIR, { recursive: true });
-  const third = Math.ceil(DOCS / 3);
-  const entries: ZipEntrySpec[] = [];
-  for (let k = 0; k < 3; k++) {
-    entries.push(
-      await deflatedEntry(`logs/part-${k}.ndjson`, Math.min(third, DOCS - k * third), makeDoc, k * third),
-    );
-  }
-  writeFileSync(ECS_ZIP, buildZip(entries));
+  writeFileSync(ECS_ZIP, await buildEcsArchive(DOCS));
   writeFileSync(LEEF_ZIP, buildZip([await deflatedEntry('leef/events.log', LEEF_LINES, makeLeefLine)]));
 }
 

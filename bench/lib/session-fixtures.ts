@@ -4,10 +4,17 @@ import net from 'node:net';
 import { zipSync } from 'fflate';
 
 /**
- * A zip of `total` LEEF lines: half epoch-ms devTime, a quarter devTime with devTimeFormat, a
- * quarter behind an RFC 3164 header (the session-start benchmark's mix).
+ * A zip of `total` LEEF lines (`buildLeefText`) in one entry, `exercise/firewall.log`.
  */
 export function buildArchive(total: number): Buffer {
+  return Buffer.from(zipSync({ 'exercise/firewall.log': buildLeefText(total) }, { level: 6 }));
+}
+
+/**
+ * `total` LEEF lines, each ending in LF: half epoch-ms devTime, a quarter devTime with
+ * devTimeFormat, a quarter behind an RFC 3164 header (the session-start benchmark's mix).
+ */
+export function buildLeefText(total: number): Buffer {
   const base = Date.UTC(2024, 5, 1, 0, 0, 0);
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const lines: string[] = new Array(total);
@@ -33,16 +40,11 @@ export function buildArchive(total: number): Buffer {
       }
     }
   }
-  return Buffer.from(
-    zipSync({ 'exercise/firewall.log': Buffer.from(`${lines.join('\n')}\n`) }, { level: 6 }),
-  );
+  return Buffer.from(`${lines.join('\n')}\n`);
 }
 
-/**
- * The child-process side of a counting syslog receiver: counts LF-framed messages, reports
- * `{ type: 'ready', port }` once listening and `{ type: 'count', messages }` when asked.
- */
-export async function runCountingReceiver(): Promise<void> {
+/** A syslog receiver that only counts LF-framed messages, on a free loopback port. */
+export async function startLfCounter(): Promise<{ port: number; count(): number; close(): void }> {
   let messages = 0;
   const server = net.createServer((socket) => {
     socket.on('data', (chunk: Buffer) => {
@@ -55,10 +57,22 @@ export async function runCountingReceiver(): Promise<void> {
     socket.on('end', () => socket.end());
     socket.on('error', () => {});
   });
-  server.listen(0, '127.0.0.1', () =>
-    process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }),
-  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    count: () => messages,
+    close: () => server.close(),
+  };
+}
+
+/**
+ * The child-process side of a counting syslog receiver (`startLfCounter`): reports
+ * `{ type: 'ready', port }` once listening and `{ type: 'count', messages }` when asked.
+ */
+export async function runCountingReceiver(): Promise<void> {
+  const counter = await startLfCounter();
+  process.send?.({ type: 'ready', port: counter.port });
   process.on('message', (m: { type: string }) => {
-    if (m.type === 'count') process.send?.({ type: 'count', messages });
+    if (m.type === 'count') process.send?.({ type: 'count', messages: counter.count() });
   });
 }
