@@ -80,10 +80,19 @@ export async function startSession(
       spill: slot,
     });
     deps.shipping.observer.archivesDownloaded('session_start', secondsSince(downloadStartedAt));
+    // Reading the archive (pass 1) is held to the shipment deadline too: 4 GiB of short lines
+    // would otherwise take minutes under no limit, holding its download slot.
+    const preparing = AbortSignal.any([
+      deps.stopping,
+      AbortSignal.timeout(deps.config.shipmentDeadlineSeconds * 1000),
+    ]);
     const prepareStartedAt = performance.now();
-    const sources = await deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
-      format: destination.payload_format,
-    });
+    const sources = await prepareWithin(deps, destination, () =>
+      deps.shipping.prepare([{ data, kind: 'zip', label: urlLabel }], {
+        format: destination.payload_format,
+        signal: preparing,
+      }),
+    );
     deps.shipping.observer.archivesInflated('session_start', secondsSince(prepareStartedAt));
     const shipment = sources.shipment;
     const identity = requestIdentity(kind.capabilities.sourceIdentity, input.syslogSourceIdentity);
@@ -169,6 +178,45 @@ export async function startSession(
   } finally {
     // Frees the slot and removes the archive's file, if the download went to one.
     await slot?.release();
+  }
+}
+
+/**
+ * Runs an archive's preparation, turning its deadline into `500 shipment_deadline` (nothing sent)
+ * and a shutdown into `503 unavailable`.
+ */
+async function prepareWithin<T>(
+  deps: Pick<Deps, 'config' | 'stopping'>,
+  destination: { name: string; driver: string },
+  prepare: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await prepare();
+  } catch (err) {
+    if (deps.stopping.aborted) {
+      throw new AppError(
+        'unavailable',
+        'Socdrill is shutting down; the session start was stopped before sending',
+      );
+    }
+    if (err instanceof DOMException && err.name === 'TimeoutError') {
+      const seconds = deps.config.shipmentDeadlineSeconds;
+      throw new AppError(
+        'shipment_deadline',
+        `Reading the archive for SIEM "${destination.name}" (${destination.driver}) took longer than its ${seconds} s deadline (SHIPMENT_DEADLINE_SECONDS); nothing was sent`,
+        {
+          details: {
+            siem: destination.name,
+            driver: destination.driver,
+            reason: 'deadline',
+            deadline_seconds: seconds,
+            events_shipped: 0,
+            events_failed: 0,
+          },
+        },
+      );
+    }
+    throw err;
   }
 }
 

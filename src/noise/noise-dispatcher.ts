@@ -149,7 +149,8 @@ async function prepareRun(
   const prepareStartedAt = performance.now();
   const sources = await deps.shipping.prepare(
     archives.map((a, i) => ({ data: data[i] as Buffer, kind: 'zip' as const, label: a.storage_path })),
-    { format: 'leef' },
+    // Pass 1 of ten large archives takes a while: a shutdown or a lost lease stops it too.
+    { format: 'leef', signal },
   );
   deps.shipping.observer.archivesInflated('noise', secondsSince(prepareStartedAt));
   signal.throwIfAborted();

@@ -20,7 +20,7 @@ export interface PreparedSources {
  */
 export async function prepareSources(
   sources: readonly ShipmentSource[],
-  options: { format: ShipmentFormat; now: number; limits: Partial<ArchiveLimits> },
+  options: { format: ShipmentFormat; now: number; limits: Partial<ArchiveLimits>; signal?: AbortSignal },
 ): Promise<PreparedSources> {
   const shipment = await prepareShipment(sources, options);
   return { shipment, labels: sources.map((s) => s.label) };

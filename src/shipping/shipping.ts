@@ -20,7 +20,11 @@ export interface Shipping {
   /** The enabled destination named `siem` and its kind (404 unknown, 409 destination_disabled). */
   target(siem: string): Promise<ShipTarget>;
   /** Reads the archives and runs pass 1 (counts, formats, one shift), at the clock's now. */
-  prepare(sources: readonly ShipmentSource[], options: { format: ShipmentFormat }): Promise<PreparedSources>;
+  /** `signal` stops pass 1 between batches, throwing its reason (a deadline, a shutdown). */
+  prepare(
+    sources: readonly ShipmentSource[],
+    options: { format: ShipmentFormat; signal?: AbortSignal },
+  ): Promise<PreparedSources>;
   /** Ships prepared sources to one target (ship.ts); never throws for delivery. */
   ship(request: ShipRequest): Promise<ShipOutcome>;
   /** Where shipments are reported, and where callers report their archive downloads and preparation. */
@@ -48,7 +52,12 @@ export function createShipping(deps: ShippingDeps): Shipping {
   return {
     target: (siem) => loadShipTarget(deps, siem),
     prepare: (sources, options) =>
-      prepareSources(sources, { format: options.format, now: deps.clock.now(), limits: deps.limits }),
+      prepareSources(sources, {
+        format: options.format,
+        now: deps.clock.now(),
+        limits: deps.limits,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
     ship: async (request) => {
       const startedAt = performance.now();
       const outcome = await ship(deps, request);

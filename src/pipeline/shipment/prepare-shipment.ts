@@ -83,9 +83,14 @@ export async function prepareShipment(
     splitBytes?: number;
     /** Pass 1's memos; never one another pass is using. */
     scratch?: ShipmentScratch;
+    /**
+     * Stops pass 1 between batches (a deadline, a shutdown): it throws the signal's reason, so an
+     * archive that takes minutes to read (4 GiB of short lines) cannot outlive either.
+     */
+    signal?: AbortSignal;
   },
 ): Promise<PreparedShipment> {
-  const { format, now } = options;
+  const { format, now, signal } = options;
   const scratch = options.scratch ?? new ShipmentScratch();
   const select = selectForFormat(format);
   const retain = createRetainBudget(resolveArchiveLimits(options.limits).retainBytes);
@@ -119,6 +124,7 @@ export async function prepareShipment(
     let count = 0;
     try {
       for await (const entry of archive.entries()) {
+        signal?.throwIfAborted();
         files++;
         const verdict = await entryVerdict(entry, format);
         if (verdict !== 'usable') {
@@ -130,10 +136,19 @@ export async function prepareShipment(
         }
         if (leef) {
           const yearlessBefore = leef.yearless;
-          count += await readLeefTimes(entry, leef, reader, lineIndexes, splits, lineIndexKey(i, entry.path));
+          count += await readLeefTimes(
+            entry,
+            leef,
+            reader,
+            lineIndexes,
+            splits,
+            lineIndexKey(i, entry.path),
+            signal,
+          );
           if (leef.yearless > yearlessBefore) (yearlessEntries[i] as Set<string>).add(entry.path);
         } else {
           for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
+            signal?.throwIfAborted();
             for (const record of batch) {
               const t = ecsRecordTime(record, scratch.ecsTimes);
               if (t === null) unreadableEcs++;
@@ -175,7 +190,15 @@ export async function prepareShipment(
       try {
         for await (const entry of archive.entries()) {
           if (wanted.has(entry.path))
-            await readLeefTimes(entry, again, secondReader, null, splits, lineIndexKey(i, entry.path));
+            await readLeefTimes(
+              entry,
+              again,
+              secondReader,
+              null,
+              splits,
+              lineIndexKey(i, entry.path),
+              signal,
+            );
         }
       } catch (err) {
         throw withArchiveLabel(err, (sources[i] as ShipmentSource).label, sources.length > 1);
@@ -217,10 +240,12 @@ async function readLeefTimes(
   indexes: LineIndexes | null,
   splits: SplitMemo,
   key: string,
+  signal: AbortSignal | undefined,
 ): Promise<number> {
   let count = 0;
   const memo = splits.entry(key);
   for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength, memo)) {
+    signal?.throwIfAborted();
     for (const lines of batch.segments) {
       const { buf, starts, ends } = lines;
       const index = indexes === null ? null : indexes.create(lines, key);

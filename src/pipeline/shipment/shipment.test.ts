@@ -332,3 +332,45 @@ describe('pass 1 findings kept for pass 2', () => {
     }
   });
 });
+
+describe('prepareShipment stopped by its signal', () => {
+  const many = (n: number) =>
+    Array.from({ length: n }, (_, i) => `LEEF:1.0|Acme|FW|1.0|deny|src=10.0.0.1\tdevTime=${t0 + i}`).join(
+      '\n',
+    );
+
+  it('reads nothing for a signal already aborted, and throws its reason', async () => {
+    const reason = new DOMException('deadline', 'TimeoutError');
+    await expect(
+      prepareShipment([zip([['a.log', many(10)]])], {
+        format: 'leef',
+        now: NOW,
+        signal: AbortSignal.abort(reason),
+      }),
+    ).rejects.toBe(reason);
+  });
+
+  it('stops between batches of pass 1 when aborted while reading, for LEEF and for ECS', async () => {
+    const ecs = Array.from(
+      { length: 200_000 },
+      (_, i) =>
+        `{"@timestamp":"2024-01-10T08:00:00.${String(i % 1000).padStart(3, '0')}Z","event":{"kind":"event"}}`,
+    ).join('\n');
+    for (const [format, source] of [
+      ['leef', zip([['a.log', many(300_000)]])],
+      ['ecs', zip([['a.ndjson', ecs]])],
+    ] as const) {
+      const controller = new AbortController();
+      const reason = new Error('stopped');
+      let batches = 0;
+      const preparing = prepareShipment([source], { format, now: NOW, signal: controller.signal });
+      // Abort once reading is under way: pass 1 yields between inflated chunks.
+      setImmediate(() => {
+        batches += 1;
+        controller.abort(reason);
+      });
+      await expect(preparing, format).rejects.toBe(reason);
+      expect(batches).toBe(1);
+    }
+  });
+});
