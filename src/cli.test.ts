@@ -68,6 +68,12 @@ async function startServer(env: Record<string, string>): Promise<{ base: string;
   throw new Error('server did not start');
 }
 
+/** A memory figure of a running process from /proc (VmRSS: now, VmHWM: its peak), in MiB. */
+function memoryMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024;
+}
+
 async function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await once(child, 'exit');
@@ -81,6 +87,9 @@ describe('socdrill command', () => {
     // `serve` replaced itself with a process started with the service's V8 flags (same PID).
     const cmdline = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
     for (const flag of SERVICE_NODE_FLAGS) expect(cmdline).toContain(flag);
+    // The embedded database's memory (docs/performance.md, "Memory"): a first start on a new data
+    // dir peaked at 229-230 MiB (its initdb runs in a child process), a restart idled at 240.
+    expect(memoryMiB(first.child.pid, 'VmHWM')).toBeLessThanOrEqual(400);
     const login = await fetch(`${first.base}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -101,6 +110,7 @@ describe('socdrill command', () => {
 
     await stop(first.child);
     const again = await startServer({ ...env, ADMIN_PASSWORD: 'a different password' });
+    expect(memoryMiB(again.child.pid, 'VmRSS')).toBeLessThanOrEqual(400);
     // Sessions, users and destinations persisted; the bootstrap never changes an existing admin.
     const me = await fetch(`${again.base}/api/me`, { headers: { cookie } });
     expect(me.status).toBe(200);

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { flagIsSet, missingServiceFlags, SERVICE_NODE_FLAGS, serviceNodeFlags } from './node-flags.ts';
 
 describe('service node flags', () => {
-  it('cap the young generation, turn off pretenuring and, on V8 13, count Buffer memory in a global limit with a fixed growing factor', () => {
+  it('cap the young generation, turn off pretenuring, keep WebAssembly on the baseline compiler and, on V8 13, count Buffer memory in a global limit with a fixed growing factor', () => {
     expect(serviceNodeFlags('13.6.233.17-node.37')).toEqual([
       '--max-semi-space-size=32',
       '--no-allocation-site-pretenuring',
+      '--liftoff-only',
       '--external-memory-accounted-in-global-limit',
       '--heap-growing-percent=200',
     ]);
@@ -14,6 +15,7 @@ describe('service node flags', () => {
     expect(serviceNodeFlags('14.9.1')).toEqual([
       '--max-semi-space-size=32',
       '--no-allocation-site-pretenuring',
+      '--liftoff-only',
     ]);
     expect(SERVICE_NODE_FLAGS).toEqual(serviceNodeFlags(process.versions.v8));
   });

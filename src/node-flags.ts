@@ -31,12 +31,18 @@
 // (syslog output, median of 4), one after 12 s idle beside the service 0.74-0.89 s against
 // 0.78-1.17 s. Bare first shipments and LEEF to ECS conversion did not move, the noise benchmark
 // stayed within its spread (231,000-240,000 events/s against 227,000-253,000); the drivers
-// benchmark peaked 16-52 MiB higher on HEC paths. Other V8 lines are not measured and keep their
+// benchmark peaked 16-52 MiB higher on HEC paths.
+//
+// --liftoff-only: the embedded database (PGlite) is Postgres compiled to WebAssembly, 9 MiB of
+// it. V8 compiles it with its baseline compiler (Liftoff) and then, seconds later, recompiles hot
+// functions with its optimising one (TurboFan), which held 450-500 MiB at once for Postgres's
+// large functions: a service reopening its data dir idled at 420-450 MiB after a peak of 920-950.
+// With the baseline only: 240 MiB, peak 240 (docs/performance.md, "Memory"). Other V8 lines are not measured and keep their
 // defaults.
 
 /** The flags for a V8 of version `v8` (process.versions.v8), as node command-line options. */
 export function serviceNodeFlags(v8: string = process.versions.v8): string[] {
-  const flags = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
+  const flags = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--liftoff-only'];
   if (v8.startsWith('13.')) {
     flags.push('--external-memory-accounted-in-global-limit', '--heap-growing-percent=200');
   }
