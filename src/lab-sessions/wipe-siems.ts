@@ -112,6 +112,9 @@ async function wipeOne(
 ): Promise<WipeOutcome> {
   const siem = destination.name;
   let indexes: string[] | undefined;
+  // The `started` record's id: the wipe's end names it (details.started_id), as a session start's
+  // does, so a `started` record nothing names is a wipe whose process died on the way.
+  let startedId: string | undefined;
   const audit = (outcome: AuditEntry['outcome'], details: Record<string, unknown>) =>
     recordAudit(deps.db, deps.clock.now(), {
       actor: by.actor,
@@ -119,24 +122,32 @@ async function wipeOne(
       action: 'session.wipe',
       target: siem,
       outcome,
-      details: { driver: destination.driver, ...(indexes === undefined ? {} : { indexes }), ...details },
+      details: {
+        driver: destination.driver,
+        ...(indexes === undefined ? {} : { indexes }),
+        ...(startedId === undefined ? {} : { started_id: startedId }),
+        ...details,
+      },
     });
+  // An end record that cannot be written is logged; the wipe's answer still says what happened.
+  const unrecorded = (err: unknown) =>
+    deps.log.error({ err, siem }, 'Audit record of a wipe could not be written.');
   if (!deps.siems.kindOf(destination).capabilities.wipe) {
     // Nothing is deleted through this kind, but every wipe request leaves its trace.
     await audit('success', { skipped: true, reason: `${destination.driver} has no delete API` }).catch(
-      (err) => deps.log.error({ err, siem }, 'Audit record of a skipped wipe could not be written.'),
+      unrecorded,
     );
     return { kind: 'skipped', siem };
   }
   indexes = indexesToWipe(destination, jobs);
   if (!destination.index) {
     const message = `SIEM "${siem}" has no default index configured, so its events cannot be wiped safely; set its index`;
-    await audit('failure', { error: message }).catch(() => {});
+    await audit('failure', { error: message }).catch(unrecorded);
     return { kind: 'failed', siem, message };
   }
   try {
     // Written before anything is deleted: without an audit record there is no wipe.
-    await audit('started', {});
+    startedId = await audit('started', {});
   } catch (err) {
     deps.log.error({ err, siem }, 'Audit record could not be written; wipe not started.');
     return {
@@ -157,19 +168,17 @@ async function wipeOne(
       const why =
         failed.map((r) => `${r.index}: ${r.ok ? '' : r.error}`).join('; ') || 'not every index was wiped';
       const message = `Wiping SIEM "${siem}" failed: ${why}`;
-      await audit('failure', { deleted, error: message }).catch(() => {});
+      await audit('failure', { deleted, error: message }).catch(unrecorded);
       return { kind: 'failed', siem, message };
     }
-    await audit('success', { deleted }).catch((err: unknown) =>
-      deps.log.error({ err, siem }, 'Audit record of a finished wipe could not be written.'),
-    );
+    await audit('success', { deleted }).catch(unrecorded);
     return { kind: 'wiped', siem };
   } catch (err) {
     const message = `Wiping SIEM "${siem}" failed: ${err instanceof Error ? err.message : String(err)}`;
-    await audit('failure', { error: message }).catch(() => {});
+    await audit('failure', { error: message }).catch(unrecorded);
     return { kind: 'failed', siem, message };
   } finally {
-    await client?.close().catch(() => {});
+    await client?.close().catch(unrecorded);
   }
 }
 

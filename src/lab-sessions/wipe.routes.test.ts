@@ -210,6 +210,8 @@ describe('DELETE /api/sessions', () => {
     expect(rows[1]?.details).toMatchObject({
       indexes: ['web-noise', 'lab-events'],
       deleted: { 'web-noise': 2, 'lab-events': 2 },
+      // The end names its start, so an unnamed `started` record is an interrupted wipe.
+      started_id: String(rows[0]?.id),
     });
     expect(rows[0]?.actor_label).toMatch(/@example\.test$/);
 
