@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'archive_url_blocked'
   | 'archive_invalid'
+  | 'unknown_format'
+  | 'precondition_failed'
   | 'archive_download_failed'
   | 'no_events'
   | 'siem_error'
@@ -27,6 +29,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
   archive_url_blocked: 400,
   archive_invalid: 400,
+  // Spec 2.5: content that is neither LEEF nor ECS fails closed, naming the file and entry.
+  unknown_format: 400,
+  // A PATCH with a stale If-Match version (decisions.md §6).
+  precondition_failed: 412,
   no_events: 400,
   unauthenticated: 401,
   forbidden: 403,

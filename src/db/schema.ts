@@ -139,6 +139,143 @@ export interface StorageChunksTable {
   bytes: Uint8Array;
 }
 
+/** A timestamptz column that must be written. */
+type Time = ColumnType<Date, Date | string, Date | string>;
+/** A bigint column: pg reads it as a string, PGlite as a number. */
+type BigInt8 = ColumnType<string | number, number, number>;
+/** A nullable bigint column. */
+type OptionalBigInt8 = ColumnType<string | number | null, number | null | undefined, number | null>;
+/** A nullable text column that may be left out on insert. */
+type OptionalText = ColumnType<string | null, string | null | undefined, string | null>;
+/** A nullable integer column that may be left out on insert. */
+type OptionalInt = ColumnType<number | null, number | null | undefined, number | null>;
+
+export interface ExercisesTable {
+  id: string;
+  title: string;
+  description: ColumnType<string, string | undefined, string>;
+  state: ColumnType<'draft' | 'active', 'draft' | 'active' | undefined, 'draft' | 'active'>;
+  /** SIEM destination names. */
+  destinations: Json<string[]>;
+  convert_to_leef: ColumnType<boolean, boolean | undefined, boolean>;
+  deadlock_override: ColumnType<boolean, boolean | undefined, boolean>;
+  tags: Json<string[]>;
+  /** Incremented by every change to the exercise or its children (If-Match). */
+  version: ColumnType<number, number | undefined, number>;
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  published_at: OptionalTime;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface ExerciseStepsTable {
+  id: string;
+  exercise_id: string;
+  position: number;
+  title: string;
+  body: ColumnType<string, string | undefined, string>;
+  created_at: CreatedAt;
+}
+
+export interface ExerciseSectionsTable {
+  id: string;
+  exercise_id: string;
+  name: string;
+  position: number;
+  /** Null: ships at start; else a ReleaseRule (src/exercises/release-rule.ts). */
+  release: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface ExerciseArtifactsTable {
+  id: string;
+  exercise_id: string;
+  name: string;
+  kind: string;
+  values: Json<string[]>;
+  match: string;
+  points: ColumnType<number, number | undefined, number>;
+  section_id: ColumnType<string | null, string | null | undefined, string | null>;
+  hint: OptionalText;
+  hint_penalty: OptionalInt;
+  created_at: CreatedAt;
+}
+
+export interface ExerciseArchivesTable {
+  id: string;
+  exercise_id: string;
+  /** Null: the legacy archive of a sectionless exercise. */
+  section_id: ColumnType<string | null, string | null | undefined, string | null>;
+  format: 'leef' | 'ecs';
+  filename: string;
+  /** Key in the exercise-archives bucket. */
+  storage_key: string;
+  /** How the stored object is read: zip, tar.gz or text. */
+  archive_kind: string;
+  files: number;
+  events: number;
+  size: BigInt8;
+  latest_event_ms: OptionalBigInt8;
+  converted_from: ColumnType<'leef' | 'ecs' | null, 'leef' | 'ecs' | null | undefined, 'leef' | 'ecs' | null>;
+  created_at: CreatedAt;
+}
+
+export interface AttemptsTable {
+  id: string;
+  exercise_id: string;
+  user_id: string;
+  siem: string;
+  state: 'running' | 'completed';
+  started_at: Time;
+  shift_ms: BigInt8;
+  completed_at: OptionalTime;
+  score: OptionalInt;
+  max_score: OptionalInt;
+  offense_cleanup: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface AttemptSectionsTable {
+  attempt_id: string;
+  /** A section id, or 'legacy' for a sectionless exercise's archive. */
+  section_key: string;
+  status: 'not_due' | 'waiting_on_artifact' | 'shipping' | 'shipped' | 'failed';
+  events_shipped: ColumnType<number, number | undefined, number>;
+  events_failed: ColumnType<number, number | undefined, number>;
+  releases_at: OptionalTime;
+  released_at: OptionalTime;
+  last_try_at: OptionalTime;
+  shipped_at: OptionalTime;
+  error: OptionalText;
+  lease_owner: OptionalText;
+  lease_until: OptionalTime;
+}
+
+export interface AttemptSubmissionsTable {
+  id: string;
+  attempt_id: string;
+  value: string;
+  artifact_id: ColumnType<string | null, string | null | undefined, string | null>;
+  matched: boolean;
+  points: OptionalInt;
+  submitted_at: Time;
+}
+
+export interface AttemptFindingsTable {
+  attempt_id: string;
+  artifact_id: string;
+  points: number;
+  found_at: Time;
+}
+
+export interface AttemptHintsTable {
+  attempt_id: string;
+  artifact_id: string;
+  penalty: number;
+  revealed_at: Time;
+}
+
 /** The whole database as Kysely sees it; feature issues add their tables here. */
 export interface Database {
   users: UsersTable;
@@ -151,6 +288,16 @@ export interface Database {
   noise_runs: NoiseRunsTable;
   storage_objects: StorageObjectsTable;
   storage_chunks: StorageChunksTable;
+  exercises: ExercisesTable;
+  exercise_steps: ExerciseStepsTable;
+  exercise_sections: ExerciseSectionsTable;
+  exercise_artifacts: ExerciseArtifactsTable;
+  exercise_archives: ExerciseArchivesTable;
+  attempts: AttemptsTable;
+  attempt_sections: AttemptSectionsTable;
+  attempt_submissions: AttemptSubmissionsTable;
+  attempt_findings: AttemptFindingsTable;
+  attempt_hints: AttemptHintsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -3,6 +3,7 @@ import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-noise.ts';
 import * as m0003 from './0003-run-totals.ts';
 import * as m0004 from './0004-object-storage.ts';
+import * as m0005 from './0005-exercises.ts';
 
 /** Every migration, in order. Names are stable: never rename one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-noise': m0002,
   '0003-run-totals': m0003,
   '0004-object-storage': m0004,
+  '0005-exercises': m0005,
 };
