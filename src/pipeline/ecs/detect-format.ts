@@ -55,8 +55,10 @@ export async function detectEntryFormat(entry: ArchiveEntry): Promise<DetectedFo
     const text = new TextDecoder('utf-8').decode(head);
     const first = firstLine(text, complete);
     if (first === undefined) return 'unknown';
-    if (looksLikeLeef(first)) return 'leef';
     const lead = first.trimStart().charCodeAt(0);
+    // A JSON document is judged as JSON first: an ECS document's event.original may hold a LEEF
+    // line behind a syslog header, which looksLikeLeef would take for the line itself.
+    if (lead !== 0x7b && lead !== 0x5b && looksLikeLeef(first)) return 'leef';
     let leefLook = lead !== 0x7b && lead !== 0x5b;
     if (!leefLook) {
       const doc = firstDocument(text, entry.path, entry.maxLineLength);

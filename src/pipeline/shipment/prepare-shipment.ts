@@ -27,6 +27,8 @@ export interface ShipmentSource {
   /** The archive, in memory or (a `.zip` only) in a file that stays until the shipment is over. */
   readonly data: ArchiveInput;
   readonly kind: ArchiveKind;
+  /** File name of a plain-text upload: names its one entry, and so how it is read (`.json` vs lines). */
+  readonly name?: string;
   /** Names the archive in messages (a storage path, or the URL's host and path). */
   readonly label: string;
 }
@@ -98,7 +100,13 @@ export async function prepareShipment(
   for (const source of sources) {
     try {
       archives.push(
-        await openArchive(source.data, { kind: source.kind, select, limits: options.limits, retain }),
+        await openArchive(source.data, {
+          kind: source.kind,
+          ...(source.name !== undefined ? { name: source.name } : {}),
+          select,
+          limits: options.limits,
+          retain,
+        }),
       );
     } catch (err) {
       throw withArchiveLabel(err, source.label, sources.length > 1);
