@@ -9,6 +9,7 @@ import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { destinationRoutes } from '../destinations/destination.routes.ts';
 import { AppError } from '../errors.ts';
+import { exerciseRoutes } from '../exercises/exercise.routes.ts';
 import { labSessionRoutes } from '../lab-sessions/lab-session.routes.ts';
 import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
@@ -169,6 +170,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(labSessionRoutes, { ctx });
   await app.register(platformStatusRoutes, { ctx });
   await app.register(noiseRoutes, { ctx });
+  await app.register(exerciseRoutes, { ctx });
 
   // Signed in, like the reference at /api/docs (decisions.md §5): only health is open.
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
