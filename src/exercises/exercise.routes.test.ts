@@ -822,8 +822,11 @@ describe('exercise authoring API', () => {
       await addChild(ex.id, 'artifacts', { name: 'a', kind: 'text', values: ['a'], section_id: section });
       await upload(`/api/exercises/${ex.id}/sections/${section}/archives?filename=a.log`, LEEF);
       await upload(`/api/exercises/${ex.id}/sections/${section}/archives?filename=a.ndjson`, ECS);
-      await upload(`/api/exercises/${ex.id}/archives?filename=legacy.log`, LEEF);
-      expect(await t.ctx.storage.list(EXERCISE_BUCKET, `${ex.id}/`)).toHaveLength(3);
+      // A sectioned exercise ships its section archives only (spec 2.5): no legacy archive beside them.
+      const legacy = await upload(`/api/exercises/${ex.id}/archives?filename=legacy.log`, LEEF);
+      expect(legacy.statusCode).toBe(409);
+      expect(legacy.json().error.details).toEqual({ reason: 'sectioned_exercise' });
+      expect(await t.ctx.storage.list(EXERCISE_BUCKET, `${ex.id}/`)).toHaveLength(2);
 
       const res = await req('DELETE', `/api/exercises/${ex.id}`);
       expect(res.statusCode).toBe(200);

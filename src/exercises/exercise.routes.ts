@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
 import { auditEntry } from '../http/audit-entry.ts';
 import { errors, IdParams, OkBody } from '../http/common-schemas.ts';
 import { archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
@@ -249,6 +250,21 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       const { filename } = request.query as { filename: string };
       const max = ctx.config.archiveMaxBytes;
       await exerciseRow(ctx.db, exerciseId);
+      if (sectionId === null) {
+        // Spec 2.5: a sectioned exercise ships its section archives only, never a legacy one.
+        const sectioned = await ctx.db
+          .selectFrom('exercise_sections')
+          .select('id')
+          .where('exercise_id', '=', exerciseId)
+          .executeTakeFirst();
+        if (sectioned) {
+          throw new AppError(
+            'conflict',
+            'the exercise has sections, which are its only archives (spec 2.5): upload to a section instead',
+            { details: { reason: 'sectioned_exercise' } },
+          );
+        }
+      }
       // The upload is held whole and read twice, so it takes a download slot (503 beyond them).
       const slot = ctx.downloads.enter();
       try {
