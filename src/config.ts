@@ -46,6 +46,10 @@ export interface Config {
   /** Longest a shipment runs; then it stops with what was shipped (`SHIPMENT_DEADLINE_SECONDS`). */
   readonly shipmentDeadlineSeconds: number;
   readonly scheduler: boolean;
+  /** Address live TCP intake listeners bind (`INTAKE_HOST`, default HOST). */
+  readonly intakeHost: string;
+  /** Background release of exercise sections whose delay passed (`RELEASE_TICK`, default on). */
+  readonly releaseTick: boolean;
   /** Retry an HTTP 404 from a HEC collector like a busy server (Splunk Cloud answers 404 during maintenance). */
   readonly hecRetryNotFound: boolean;
   readonly prometheusUrl: string | undefined;
@@ -212,6 +216,8 @@ export function loadConfig(env: Env): Config {
     shipmentDeadlineSeconds: int('SHIPMENT_DEADLINE_SECONDS', 900, 1, 7 * 24 * 3600),
     // `on`/`off`, and the usual true/false spellings.
     scheduler: bool('SCHEDULER', true),
+    intakeHost: str('INTAKE_HOST') ?? host,
+    releaseTick: bool('RELEASE_TICK', true),
     hecRetryNotFound: bool('HEC_RETRY_NOT_FOUND', false),
     prometheusUrl,
     // Off unless set; 0 is refused rather than taken as "any free port" (or mistaken for "off").

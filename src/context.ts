@@ -14,6 +14,11 @@ import type { Config } from './config.ts';
 import { type DbHandle, openDatabase } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { Database } from './db/schema.ts';
+import {
+  createExerciseServices,
+  type ExerciseServices,
+  type ExerciseServicesOptions,
+} from './exercises/exercise-services.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DownloadGate } from './net/download-gate.ts';
@@ -72,6 +77,8 @@ export interface AppContext {
   readonly runs: RunEngine;
   /** Noise runner and scheduler. */
   readonly noise: NoiseServices;
+  /** Exercise attempts, the section release tick, live intakes and the SIEM Q seams. */
+  readonly exercises: ExerciseServices;
   /** Platform-status poller, probes and event streams. */
   readonly platformStatus: PlatformStatus;
   /** Prometheus metrics of this context (own registry); served on METRICS_PORT by main.ts. */
@@ -114,6 +121,8 @@ export interface ContextOverrides {
   noise?: NoiseServicesOptions;
   /** Names this instance in lease owners (default host:pid:random). */
   instanceId?: string;
+  /** Exercise seams and release-tick timing. */
+  exercises?: ExerciseServicesOptions;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -199,14 +208,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const orphanAge = handle.kind === 'pglite' ? 0 : DAY_MS + config.shipmentDeadlineSeconds * 1000;
     const swept = await downloads.sweep(Date.now(), orphanAge);
     if (swept > 0) log.info({ files: swept }, 'Removed archive downloads an earlier process left.');
-    const runs = new RunEngine(
-      {
-        clock,
-        log,
-        instanceId: overrides.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-      },
-      overrides.runs,
-    );
+    const instanceId =
+      overrides.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    const runs = new RunEngine({ clock, log, instanceId }, overrides.runs);
     const shippingDispatcher = createNoiseDispatcher({ db, clock, log, storage, shipping });
     const noise = createNoiseServices(
       {
@@ -232,6 +236,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     let stopping: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
     const stopSignal = new AbortController();
+    const exercises = createExerciseServices(
+      { config, db, clock, log, storage, shipping, stopping: stopSignal.signal, owner: instanceId },
+      overrides.exercises,
+    );
     const stop = () => {
       stopping ??= (async () => {
         stopSignal.abort(new Error('the service is shutting down'));
@@ -239,6 +247,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         // aborts; streams end at once, not after the runs drained.
         platformStatus.streams.close();
         await noise.scheduler.stop();
+        await exercises.stop();
         await runs.close();
         await platformStatus.close();
       })();
@@ -261,6 +270,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       downloads,
       runs,
       noise,
+      exercises,
       platformStatus,
       metrics,
       verifyDispatchToken:
@@ -271,6 +281,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         if (stopping !== undefined) return;
         platformStatus.start();
         if (config.scheduler) noise.scheduler.start();
+        exercises.start();
       },
       stop,
       close() {

@@ -4,12 +4,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import { attemptRoutes } from '../attempts/attempt.routes.ts';
 import { auditRoutes } from '../audit/audit.routes.ts';
 import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { destinationRoutes } from '../destinations/destination.routes.ts';
 import { AppError } from '../errors.ts';
 import { exerciseRoutes } from '../exercises/exercise.routes.ts';
+import { exerciseLifecycleRoutes } from '../exercises/exercise-lifecycle.routes.ts';
 import { labSessionRoutes } from '../lab-sessions/lab-session.routes.ts';
 import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
@@ -171,6 +173,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(platformStatusRoutes, { ctx });
   await app.register(noiseRoutes, { ctx });
   await app.register(exerciseRoutes, { ctx });
+  await app.register(exerciseLifecycleRoutes, { ctx });
+  await app.register(attemptRoutes, { ctx });
 
   // Signed in, like the reference at /api/docs (decisions.md §5): only health is open.
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -28,6 +28,7 @@ export function testConfig(env: Env = {}): Config {
     PUBLIC_URL: 'http://socdrill.test',
     LOG_LEVEL: 'silent',
     SCHEDULER: 'off',
+    RELEASE_TICK: 'off',
     ...env,
   });
 }
