@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -171,4 +171,66 @@ describe('socdrill command', () => {
     expect(res.code).toBe(1);
     expect(res.err).toContain('PORT');
   });
+  it('validates bundles without a database: both examples pass, broken ones list their problems', async () => {
+    const env = { DATA_DIR: testTempDir('cli-') };
+    for (const folder of ['phishing-to-lateral-movement', 'ssh-brute-force']) {
+      const res = await run(['exercise', 'validate', path.join('examples/exercises', folder)], env);
+      expect(res.code, res.err).toBe(0);
+      expect(res.out).toMatch(/^Valid bundle ".+": \d+ steps, \d+ sections, \d+ artifacts, \d+ archives\n$/);
+    }
+
+    const broken = testTempDir('bundle-');
+    mkdirSync(path.join(broken, 'archives'));
+    writeFileSync(
+      path.join(broken, 'exercise.yaml'),
+      [
+        'schema_version: 1',
+        'title: Broken',
+        'artifacts:',
+        '  - { ref: ip, name: IP, kind: ip, values: [10.0.0.1], section: nowhere }',
+        'sections:',
+        '  - ref: one',
+        '    name: One',
+        '    position: 1',
+        '    archives: [{ format: ecs, file: archives/bad.ndjson, filename: bad.ndjson }]',
+      ].join('\n'),
+    );
+    writeFileSync(path.join(broken, 'archives/bad.ndjson'), 'neither LEEF nor ECS\n');
+    const refs = await run(['exercise', 'validate', broken], env);
+    expect(refs.code).toBe(1);
+    expect(refs.err).toContain('exercise.yaml /artifacts/0/section: refers to unknown section "nowhere"');
+
+    writeFileSync(
+      path.join(broken, 'exercise.yaml'),
+      readFileSync(path.join(broken, 'exercise.yaml'), 'utf8').replace('section: nowhere', 'section: one'),
+    );
+    const archive = await run(['exercise', 'validate', broken], env);
+    expect(archive.code).toBe(1);
+    expect(archive.err).toContain('archives/bad.ndjson: "bad.ndjson" is neither LEEF nor ECS');
+  }, 60_000);
+
+  it('imports a bundle folder and exports the exercise again from the command line', async () => {
+    const env = { DATA_DIR: testTempDir('cli-') };
+    const imported = await run(['exercise', 'import', 'examples/exercises/ssh-brute-force'], env);
+    expect(imported.code, imported.err).toBe(0);
+    const id = /as draft exercise ([0-9a-f-]{36})/.exec(imported.out)?.[1] ?? '';
+    expect(id).not.toBe('');
+
+    const out = path.join(testTempDir('export-'), 'ssh.zip');
+    const exported = await run(['exercise', 'export', id, '--out', out], env);
+    expect(exported.code, exported.err).toBe(0);
+    expect(exported.out).toContain(out);
+    const zip = readFileSync(out);
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+
+    const valid = await run(['exercise', 'validate', out], env);
+    expect(valid.code, valid.err).toBe(0);
+    expect(valid.out).toContain(
+      'Valid bundle "SSH brute force on the bastion host": 3 steps, 2 sections, 4 artifacts, 2 archives',
+    );
+
+    const unknown = await run(['exercise', 'import', out, '--destination', 'ghost'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('"ghost"');
+  }, 180_000);
 });

@@ -10,6 +10,7 @@ import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { destinationRoutes } from '../destinations/destination.routes.ts';
 import { AppError } from '../errors.ts';
+import { bundleRoutes } from '../exercises/bundle/bundle.routes.ts';
 import { exerciseRoutes } from '../exercises/exercise.routes.ts';
 import { exerciseLifecycleRoutes } from '../exercises/exercise-lifecycle.routes.ts';
 import { labSessionRoutes } from '../lab-sessions/lab-session.routes.ts';
@@ -175,6 +176,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(exerciseRoutes, { ctx });
   await app.register(exerciseLifecycleRoutes, { ctx });
   await app.register(attemptRoutes, { ctx });
+  await app.register(bundleRoutes, { ctx });
 
   // Signed in, like the reference at /api/docs (decisions.md §5): only health is open.
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
