@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
 import { auditEntry } from '../http/audit-entry.ts';
 import { errors } from '../http/common-schemas.ts';
 import { createValidatorCompiler } from '../http/validator.ts';
@@ -23,6 +24,16 @@ import {
 } from './destination-service.ts';
 
 const auth = { capability: 'manage_destinations' } as const;
+
+const SiemSummary = Type.Object({
+  name: Type.String(),
+  driver: Type.String(),
+  payload_format: Type.String(),
+  index: Type.Union([Type.String(), Type.Null()]),
+  enabled: Type.Boolean(),
+  can_wipe: Type.Boolean({ description: 'a session wipe reaches it (its kind can wipe)' }),
+  indexes: Type.String({ description: 'native, label or none: how the kind routes to an index' }),
+});
 const tags = ['destinations'];
 
 /**
@@ -83,6 +94,53 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
         settings: kind.settings as unknown as Record<string, unknown>,
       })),
   );
+  // What pages that pick SIEMs need (noise targets, wipe, attempts), without any setting: every
+  // user who works with SIEMs may read it, not only those who manage destinations.
+  app.get(
+    '/api/siems',
+    {
+      config: { auth: {} },
+      schema: {
+        tags,
+        summary: 'SIEM destinations by name, kind, format, default index and what they can do (no settings)',
+        description:
+          'For users holding manage_destinations, manage_noise_logs, manage_exercises or run_exercises; others get 403.',
+        response: { 200: Type.Array(SiemSummary), ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const actor = request.actor;
+      const allowed = [
+        'manage_destinations',
+        'manage_noise_logs',
+        'manage_exercises',
+        'run_exercises',
+      ] as const;
+      if (actor?.kind !== 'user' || !allowed.some((c) => actor.capabilities.has(c))) {
+        throw new AppError('forbidden', `Listing SIEMs needs one of ${allowed.join(', ')}`, {
+          details: { capabilities: [...allowed] },
+        });
+      }
+      const rows = await ctx.db
+        .selectFrom('destinations')
+        .select(['name', 'driver', 'payload_format', 'index_name', 'enabled'])
+        .orderBy('name')
+        .execute();
+      return rows.map((row) => {
+        const kind = ctx.siems.kinds.find((k) => k.name === row.driver);
+        return {
+          name: row.name,
+          driver: row.driver,
+          payload_format: row.payload_format,
+          index: row.index_name,
+          enabled: row.enabled,
+          can_wipe: kind?.capabilities.wipe ?? false,
+          indexes: kind?.capabilities.indexes ?? 'none',
+        };
+      });
+    },
+  );
+
   app.get(
     '/api/destinations',
     {
