@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, signedInAs, type TestApp } from '../../test/helpers/test-app.ts';
+import { CONSOLE_PAGES } from './console.ts';
 import type { RouteInfo } from './route-auth.ts';
 
 const DISPATCH_TOKEN = 'dispatch-token-for-tests-0123456789';
@@ -26,12 +27,18 @@ describe('authorization matrix (spec parts 5 and 7, every route)', () => {
     await t.close();
   });
 
-  it('declares auth on every route and leaves only health, sign-in and sign-out public', () => {
+  it('declares auth on every route and leaves only health, sign-in, sign-out and the console page public', () => {
+    // The console's pages and assets hold no data: the API they call needs the session.
+    const consoleRoutes = new Set([...CONSOLE_PAGES, '/assets/*'].map((url) => `GET ${url}`));
     const publicRoutes = t.app.routeTable
       .filter((r) => r.auth === 'public')
       .map((r) => `${r.method} ${r.url}`)
+      .filter((route) => !consoleRoutes.has(route))
       .sort();
     expect(publicRoutes).toEqual(['GET /api/health', 'GET /login', 'POST /login', 'POST /logout']);
+    expect(t.app.routeTable.filter((r) => consoleRoutes.has(`${r.method} ${r.url}`))).toHaveLength(
+      consoleRoutes.size,
+    );
     expect(protectedRoutes.length).toBeGreaterThan(10);
   });
 

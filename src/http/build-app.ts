@@ -20,6 +20,7 @@ import { roleRoutes } from '../roles/role.routes.ts';
 import { userRoutes } from '../users/user.routes.ts';
 import { createAuthenticateHook } from './authenticate.ts';
 import { ErrorBody } from './common-schemas.ts';
+import { consoleRoutes } from './console.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { createFrameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { healthRoutes } from './health.routes.ts';
@@ -177,6 +178,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(exerciseLifecycleRoutes, { ctx });
   await app.register(attemptRoutes, { ctx });
   await app.register(bundleRoutes, { ctx });
+  await app.register(consoleRoutes);
 
   // Signed in, like the reference at /api/docs (decisions.md §5): only health is open.
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
