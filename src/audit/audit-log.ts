@@ -69,7 +69,15 @@ export async function recordAudit(db: Kysely<Database>, at: number, entry: Audit
 /** Lists audit records, newest first, with optional filters and keyset pagination. */
 export async function listAudit(
   db: Kysely<Database>,
-  q: { action?: string; actor?: string; outcome?: string; since?: Date; before?: string; limit: number },
+  q: {
+    action?: string;
+    actor?: string;
+    outcome?: string;
+    since?: Date;
+    until?: Date;
+    before?: string;
+    limit: number;
+  },
 ): Promise<AuditView[]> {
   let query = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(q.limit);
   if (q.action)
@@ -82,6 +90,7 @@ export async function listAudit(
     query = query.where((eb) => eb.or([eb('actor_id', '=', q.actor!), eb('actor_label', '=', q.actor!)]));
   if (q.outcome) query = query.where('outcome', '=', q.outcome);
   if (q.since) query = query.where('at', '>=', q.since);
+  if (q.until) query = query.where('at', '<', q.until);
   if (q.before) query = query.where('id', '<', q.before);
   const rows = await query.execute();
   return rows.map((r) => ({

@@ -32,4 +32,22 @@ describe('GET /api/audit', () => {
       });
     }
   });
+
+  it('keeps records in a time range: since is inclusive, until exclusive', async () => {
+    const at = (iso: string) =>
+      t.ctx.db
+        .insertInto('audit_log')
+        .values({ at: iso, actor_type: 'system', action: 'range.test', outcome: 'success' })
+        .execute();
+    await at('2026-05-01T10:00:00.000Z');
+    await at('2026-05-01T11:00:00.000Z');
+    await at('2026-05-01T12:00:00.000Z');
+    const res = await list('action=range.test&since=2026-05-01T10:00:00.000Z&until=2026-05-01T12:00:00.000Z');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().map((r: { at: string }) => r.at)).toEqual([
+      '2026-05-01T11:00:00.000Z',
+      '2026-05-01T10:00:00.000Z',
+    ]);
+    expect((await list('until=yesterday')).statusCode).toBe(400);
+  });
 });

@@ -48,7 +48,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
                 Type.Literal('started'),
               ]),
             ),
-            since: Type.Optional(Type.String({ format: 'date-time' })),
+            since: Type.Optional(Type.String({ format: 'date-time', description: 'records at or after' })),
+            until: Type.Optional(Type.String({ format: 'date-time', description: 'records before' })),
             before: Type.Optional(
               Type.String({
                 pattern: '^[0-9]{1,19}$',
@@ -76,6 +77,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         actor: q.actor,
         outcome: q.outcome,
         since: q.since ? new Date(q.since) : undefined,
+        until: q.until ? new Date(q.until) : undefined,
         before: q.before,
         limit: q.limit ?? 100,
       });
