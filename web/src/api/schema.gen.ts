@@ -1885,7 +1885,10 @@ export interface paths {
                     /** @description user id or e-mail */
                     actor?: string;
                     outcome?: "success" | "failure" | "denied" | "started";
+                    /** @description records at or after */
                     since?: string;
+                    /** @description records before */
+                    until?: string;
                     /** @description id of the last record of the previous page */
                     before?: string;
                     limit?: number;

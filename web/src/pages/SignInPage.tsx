@@ -6,8 +6,9 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 
 /** Where to go after signing in: a path of this console only (never another origin). */
 export function safeNext(next: string | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/sign-in')) return '/';
-  return next;
+  // `//host` and `/\\host` leave the origin in a browser; back to sign-in would loop.
+  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
+  return next.startsWith('/sign-in') ? '/' : next;
 }
 
 /** Local sign-in; afterwards the user lands where they were sent from (`?next=`). */

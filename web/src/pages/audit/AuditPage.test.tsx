@@ -4,7 +4,14 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditPage } from './AuditPage.tsx';
-import { auditQuery, filtersFromSearch, filtersToSearch, PAGE_SIZE, pageOf } from './audit-query.ts';
+import {
+  auditQuery,
+  filtersFromSearch,
+  filtersToSearch,
+  PAGE_SIZE,
+  pageOf,
+  rangeProblem,
+} from './audit-query.ts';
 
 /** Records with ids from `top` down (newest first), `count` of them. */
 function records(top: number, count: number) {
@@ -69,10 +76,18 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('audit query', () => {
   it('keeps only non-empty filters, trims them and asks for one more than a page', () => {
-    expect(auditQuery({ actor: ' ', action: '', outcome: '', since: '' })).toEqual({ limit: PAGE_SIZE + 1 });
+    expect(auditQuery({ actor: ' ', action: '', outcome: '', since: '', until: '' })).toEqual({
+      limit: PAGE_SIZE + 1,
+    });
     expect(
       auditQuery(
-        { actor: ' ada@example.test ', action: 'user.', outcome: 'denied', since: '2025-03-01T10:30' },
+        {
+          actor: ' ada@example.test ',
+          action: 'user.',
+          outcome: 'denied',
+          since: '2025-03-01T10:30',
+          until: '2025-03-02T08:00',
+        },
         '42',
       ),
     ).toEqual({
@@ -81,14 +96,29 @@ describe('audit query', () => {
       action: 'user.',
       outcome: 'denied',
       since: '2025-03-01T10:30:00.000Z',
+      until: '2025-03-02T08:00:00.000Z',
       before: '42',
     });
   });
 
   it('round-trips filters through the address and drops an unknown outcome', () => {
-    const filters = { actor: 'ada', action: 'wipe', outcome: 'failure' as const, since: '2025-03-01T10:30' };
+    const filters = {
+      actor: 'ada',
+      action: 'wipe',
+      outcome: 'failure' as const,
+      since: '2025-03-01T10:30',
+      until: '2025-03-02T08:00',
+    };
     expect(filtersFromSearch(filtersToSearch(filters))).toEqual(filters);
     expect(filtersFromSearch(new URLSearchParams('outcome=bogus')).outcome).toBe('');
+  });
+
+  it('refuses a From later than the Until, and only that', () => {
+    expect(rangeProblem({ since: '2025-03-02T08:01', until: '2025-03-02T08:00' })).toMatch(/later than/);
+    expect(rangeProblem({ since: '2025-03-02T08:00', until: '2025-03-02T08:00' })).toBeUndefined();
+    expect(rangeProblem({ since: '2025-03-01T10:30', until: '2025-03-02T08:00' })).toBeUndefined();
+    expect(rangeProblem({ since: '', until: '2025-03-02T08:00' })).toBeUndefined();
+    expect(rangeProblem({ since: '2025-03-02T08:00', until: '' })).toBeUndefined();
   });
 
   it('pages: a full page plus one has an older page whose cursor is the last shown id', () => {
@@ -110,6 +140,7 @@ describe('AuditPage', () => {
     await user.type(screen.getByLabelText('Action'), 'user.');
     await user.selectOptions(screen.getByLabelText('Outcome'), 'failure');
     await user.type(screen.getByLabelText('From (your time)'), '2025-03-01T10:30');
+    await user.type(screen.getByLabelText('Until (your time)'), '2025-03-02T08:00');
     await user.click(screen.getByRole('button', { name: 'Apply filters' }));
 
     await vi.waitFor(() => expect(queries).toHaveLength(2));
@@ -120,11 +151,50 @@ describe('AuditPage', () => {
       action: 'user.',
       outcome: 'failure',
       since: '2025-03-01T10:30:00.000Z',
+      until: '2025-03-02T08:00:00.000Z',
     });
     expect(screen.getByTestId('where')).toHaveTextContent(
-      '?actor=ada%40example.test&action=user.&outcome=failure&since=2025-03-01T10%3A30',
+      '?actor=ada%40example.test&action=user.&outcome=failure&since=2025-03-01T10%3A30&until=2025-03-02T08%3A00',
     );
     expect(screen.getByRole('heading', { name: 'Records' })).toHaveFocus();
+  });
+
+  it('takes the time range from the address', async () => {
+    const queries = stubAudit(() => json(records(10, 1)));
+    renderAt('/audit?since=2025-03-01T10%3A30&until=2025-03-02T08%3A00');
+    expect(await screen.findByText('user.create')).toBeInTheDocument();
+    expect(queries[0]?.get('since')).toBe('2025-03-01T10:30:00.000Z');
+    expect(queries[0]?.get('until')).toBe('2025-03-02T08:00:00.000Z');
+    expect(screen.getByLabelText('From (your time)')).toHaveValue('2025-03-01T10:30');
+    expect(screen.getByLabelText('Until (your time)')).toHaveValue('2025-03-02T08:00');
+  });
+
+  it('refuses a From later than the Until before sending', async () => {
+    const queries = stubAudit(() => json(records(10, 1)));
+    const user = userEvent.setup();
+    renderAt('/audit');
+    expect(await screen.findByText('user.create')).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText('From (your time)'), '2025-03-02T09:00');
+    await user.type(screen.getByLabelText('Until (your time)'), '2025-03-02T08:00');
+    await user.click(screen.getByRole('button', { name: 'Apply filters' }));
+
+    const message = '“From” must not be later than “Until”.';
+    expect(await screen.findByText(message)).toBeInTheDocument();
+    const until = screen.getByLabelText('Until (your time)');
+    expect(until).toHaveAccessibleDescription(message);
+    expect(until).toBeInvalid();
+    expect(until).toHaveFocus();
+    expect(queries).toHaveLength(1);
+    expect(screen.getByTestId('where')).toHaveTextContent(/^$/);
+
+    await user.clear(screen.getByLabelText('From (your time)'));
+    await user.type(screen.getByLabelText('From (your time)'), '2025-03-02T07:00');
+    expect(screen.queryByText(message)).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await vi.waitFor(() => expect(queries).toHaveLength(2));
+    expect(queries[1]?.get('since')).toBe('2025-03-02T07:00:00.000Z');
+    expect(queries[1]?.get('until')).toBe('2025-03-02T08:00:00.000Z');
   });
 
   it('moves to older and back to newer pages with the before cursor', async () => {
@@ -184,6 +254,33 @@ describe('AuditPage', () => {
     expect(await screen.findByText('must NOT have more than 320 characters')).toBeInTheDocument();
     expect(screen.getByLabelText('Actor')).toHaveAccessibleDescription(
       'must NOT have more than 320 characters',
+    );
+  });
+
+  it('shows a 400 about until next to the Until field', async () => {
+    stubAudit((q) =>
+      q.has('until')
+        ? json(
+            {
+              ok: false,
+              error: {
+                code: 'invalid_input',
+                message: 'Invalid querystring: until',
+                details: { in: 'querystring', fields: { until: 'must match format "date-time"' } },
+              },
+            },
+            400,
+          )
+        : json(records(10, 1)),
+    );
+    const user = userEvent.setup();
+    renderAt('/audit');
+    expect(await screen.findByText('user.create')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Until (your time)'), '2025-03-02T08:00');
+    await user.click(screen.getByRole('button', { name: 'Apply filters' }));
+    expect(await screen.findByText('must match format "date-time"')).toBeInTheDocument();
+    expect(screen.getByLabelText('Until (your time)')).toHaveAccessibleDescription(
+      'must match format "date-time"',
     );
   });
 });

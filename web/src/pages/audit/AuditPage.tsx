@@ -13,6 +13,7 @@ import {
   OUTCOMES,
   PAGE_SIZE,
   pageOf,
+  rangeProblem,
 } from './audit-query.ts';
 import './audit.css';
 
@@ -116,10 +117,21 @@ function FilterForm({
 }) {
   const id = useId();
   const [filters, setFilters] = useState<AuditFilters>(initial);
-  const set = (key: keyof AuditFilters) => (event: { target: { value: string } }) =>
+  // The ordering problem found at the last submit; cleared when either time changes.
+  const [rangeError, setRangeError] = useState<string | undefined>(undefined);
+  const untilInput = useRef<HTMLInputElement>(null);
+  const set = (key: keyof AuditFilters) => (event: { target: { value: string } }) => {
+    if (key === 'since' || key === 'until') setRangeError(undefined);
     setFilters((f) => ({ ...f, [key]: event.target.value }));
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const problem = rangeProblem(filters);
+    setRangeError(problem);
+    if (problem) {
+      untilInput.current?.focus();
+      return;
+    }
     onApply(filters);
   };
   return (
@@ -170,6 +182,24 @@ function FilterForm({
           aria-describedby={`${id}-since-error`}
         />
         <FieldError error={error} field="since" id={`${id}-since-error`} />
+      </div>
+      <div className="audit-field">
+        <label htmlFor={`${id}-until`}>Until (your time)</label>
+        <input
+          id={`${id}-until`}
+          ref={untilInput}
+          type="datetime-local"
+          value={filters.until}
+          onChange={set('until')}
+          aria-invalid={rangeError ? true : undefined}
+          aria-describedby={`${id}-range-error ${id}-until-error`}
+        />
+        {rangeError ? (
+          <span className="field-error" id={`${id}-range-error`} role="alert">
+            {rangeError}
+          </span>
+        ) : null}
+        <FieldError error={error} field="until" id={`${id}-until-error`} />
       </div>
       <div className="toolbar">
         <button type="submit">Apply filters</button>
