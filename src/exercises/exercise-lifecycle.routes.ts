@@ -10,7 +10,7 @@ import { archiveLimitsOf } from '../pipeline/archive/archive-limits.ts';
 import { ArchiveView, IfMatchHeaders, PublishResult, SectionParams } from './exercise.schemas.ts';
 import { analyzeArchive, storeArchive } from './exercise-archives.ts';
 import { parseIfMatch } from './exercise-service.ts';
-import { exerciseRow } from './exercise-store.ts';
+import { assertChangeable, exerciseRow } from './exercise-store.ts';
 import { publishExercise, unpublishExercise } from './publish-exercise.ts';
 
 const auth = { capability: 'manage_exercises' } as const;
@@ -31,7 +31,12 @@ const IntakeStatus = Type.Object({
   connections: Type.Integer(),
   rejected: Type.Integer(),
   expires_at: Type.String({ format: 'date-time' }),
-  state: Type.Union([Type.Literal('open'), Type.Literal('full'), Type.Literal('expired')]),
+  state: Type.Union([
+    Type.Literal('open'),
+    Type.Literal('full'),
+    Type.Literal('expired'),
+    Type.Literal('finished'),
+  ]),
 });
 
 /** Publish, unpublish, live TCP intake and author progress (decisions.md §6), `manage_exercises`. */
@@ -117,8 +122,8 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   );
 
   // ---- live TCP intake, one listener per section
-  const intakeKey = async (params: { id: string; sectionId: string }) => {
-    await exerciseRow(ctx.db, params.id);
+  const intakeTarget = async (params: { id: string; sectionId: string }) => {
+    const exercise = await exerciseRow(ctx.db, params.id);
     const section = await ctx.db
       .selectFrom('exercise_sections')
       .select('id')
@@ -126,8 +131,9 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
       .where('id', '=', isUuid(params.sectionId) ? params.sectionId : NO_ID)
       .executeTakeFirst();
     if (!section) throw notFound('section', params.sectionId);
-    return `${params.id}/${params.sectionId}`;
+    return { key: `${params.id}/${params.sectionId}`, exercise };
   };
+  const intakeKey = async (params: { id: string; sectionId: string }) => (await intakeTarget(params)).key;
 
   app.post(
     '/api/exercises/:id/sections/:sectionId/intake',
@@ -185,14 +191,19 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
       config: { auth },
       schema: {
         tags,
-        summary: "Close the intake and store what arrived as the section's archive (as an upload)",
+        summary:
+          "Close the intake and store what arrived as the section's archive (as an upload); when storing fails the data stays and finish may be tried again",
         params: SectionParams,
         headers: IfMatchHeaders,
         response: { 201: ArchiveView, ...errors(400, 401, 403, 404, 409, 412, 413) },
       },
     },
     async (request, reply) => {
-      const key = await intakeKey(request.params);
+      // Refused before the intake closes, so a stale version or an active exercise costs no data.
+      const ifMatch = parseIfMatch(request.headers['if-match']);
+      const { key, exercise } = await intakeTarget(request.params);
+      assertChangeable(exercise, { ifMatch });
+      // The intake keeps what it received until it is forgotten below, once the archive is stored.
       const data = await ctx.exercises.intake.finish(key);
       const filename = `intake-${new Date(ctx.clock.now()).toISOString().replace(/[:.]/g, '-')}.log`;
       const analysis = await analyzeArchive(data, filename, {
@@ -204,12 +215,13 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         {
           exerciseId: request.params.id,
           sectionId: request.params.sectionId,
-          ifMatch: parseIfMatch(request.headers['if-match']),
+          ifMatch,
         },
         filename,
         data,
         analysis,
       );
+      await ctx.exercises.intake.forget(key);
       await audit(request, 'exercise.intake.finish', request.params.id, 'success', {
         section_id: request.params.sectionId,
         format: stored.format,

@@ -120,16 +120,14 @@ export async function loadArchives(db: Db, exerciseId: string): Promise<StoredAr
 }
 
 /**
- * Counts one change of an exercise: `version + 1` (and updated_at), refused with 412 when
- * `ifMatch` names another version, and with 409 while the exercise is active unless `allowActive`.
- * Runs inside the transaction of the change so the version and the change land together.
+ * Refuses a change of `row` with 412 when `ifMatch` names another version, and with 409 while the
+ * exercise is active unless `allowActive`. bumpVersion runs it under the row lock; a caller may run
+ * it earlier too, before doing work it cannot undo.
  */
-export async function bumpVersion(
-  trx: Transaction<Database>,
-  id: string,
-  options: { ifMatch?: number | undefined; allowActive?: boolean; now: Date },
-): Promise<number> {
-  const row = await exerciseRow(trx, id, { forUpdate: true });
+export function assertChangeable(
+  row: { title: string; version: number; state: 'draft' | 'active' },
+  options: { ifMatch?: number | undefined; allowActive?: boolean },
+): void {
   if (options.ifMatch !== undefined && options.ifMatch !== row.version) {
     throw new AppError(
       'precondition_failed',
@@ -142,6 +140,20 @@ export async function bumpVersion(
       details: { state: 'active' },
     });
   }
+}
+
+/**
+ * Counts one change of an exercise: `version + 1` (and updated_at), refused with 412 when
+ * `ifMatch` names another version, and with 409 while the exercise is active unless `allowActive`.
+ * Runs inside the transaction of the change so the version and the change land together.
+ */
+export async function bumpVersion(
+  trx: Transaction<Database>,
+  id: string,
+  options: { ifMatch?: number | undefined; allowActive?: boolean; now: Date },
+): Promise<number> {
+  const row = await exerciseRow(trx, id, { forUpdate: true });
+  assertChangeable(row, options);
   const next = row.version + 1;
   await trx
     .updateTable('exercises')

@@ -75,6 +75,59 @@ describe('live TCP intake routes', () => {
     expect(actions).toEqual(expect.arrayContaining(['exercise.intake.open', 'exercise.intake.finish']));
   });
 
+  it('keeps the lines when the finish is refused: 412 on a stale If-Match, then stored at the right version', async () => {
+    const base = `/api/exercises/${exerciseId}/sections/${sectionId}/intake`;
+    const opened = await t.app.inject({ method: 'POST', url: base, headers: { cookie }, payload: {} });
+    const ticket = opened.json() as { port: number; token: string };
+    await send(ticket.port, ticket.token, LINES);
+    const version = (
+      await t.app.inject({ method: 'GET', url: `/api/exercises/${exerciseId}`, headers: { cookie } })
+    ).json().version as number;
+
+    const stale = await t.app.inject({
+      method: 'POST',
+      url: `${base}/finish`,
+      headers: { cookie, 'if-match': String(version - 1) },
+    });
+    expect(stale.statusCode).toBe(412);
+    expect((await t.app.inject({ method: 'GET', url: base, headers: { cookie } })).json()).toMatchObject({
+      lines: 2,
+    });
+
+    const finished = await t.app.inject({
+      method: 'POST',
+      url: `${base}/finish`,
+      headers: { cookie, 'if-match': String(version) },
+    });
+    expect(finished.statusCode).toBe(201);
+    expect(finished.json()).toMatchObject({ format: 'leef', events: 2 });
+    const exercise = (
+      await t.app.inject({ method: 'GET', url: `/api/exercises/${exerciseId}`, headers: { cookie } })
+    ).json();
+    expect(exercise.version).toBe(version + 1);
+    expect(exercise.sections[0].archives).toMatchObject([{ format: 'leef', events: 2 }]);
+    expect((await t.app.inject({ method: 'GET', url: base, headers: { cookie } })).statusCode).toBe(404);
+  });
+
+  it('keeps the lines of content it cannot store (unknown_format) until the intake is cancelled', async () => {
+    const base = `/api/exercises/${exerciseId}/sections/${sectionId}/intake`;
+    const opened = await t.app.inject({ method: 'POST', url: base, headers: { cookie }, payload: {} });
+    const ticket = opened.json() as { port: number; token: string };
+    await send(ticket.port, ticket.token, ['plain text', 'that is no log format']);
+
+    for (let i = 0; i < 2; i++) {
+      const refused = await t.app.inject({ method: 'POST', url: `${base}/finish`, headers: { cookie } });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error: { code: 'unknown_format' } });
+      expect((await t.app.inject({ method: 'GET', url: base, headers: { cookie } })).json()).toMatchObject({
+        lines: 2,
+        state: 'finished',
+      });
+    }
+    expect((await t.app.inject({ method: 'DELETE', url: base, headers: { cookie } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: base, headers: { cookie } })).statusCode).toBe(404);
+  });
+
   it('answers 404 for a section of no exercise and 400 for a finish with nothing received', async () => {
     const missing = await t.app.inject({
       method: 'POST',

@@ -274,7 +274,7 @@ describe('IntakeListeners', () => {
     expect(intake.status('k')).toMatchObject({ lines: 2, bytes: 8, state: 'open' });
   });
 
-  it('expires: closes at expires_at, keeps what arrived for finish, forgets 10 min later', async () => {
+  it('expires: closes at expires_at, keeps what arrived for finish, forgets 10 min later (finished or not)', async () => {
     const timers = manualTimers();
     const intake = listeners({ setTimer: timers.setTimer });
     const ticket = await intake.open('a', { maxSeconds: 5 });
@@ -287,10 +287,11 @@ describe('IntakeListeners', () => {
     expect(await refused(ticket.port)).toBe('ECONNREFUSED');
     expect(intake.status('a')).toMatchObject({ lines: 2, connections: 1, state: 'expired' });
     expect((await intake.finish('a')).toString()).toBe('one\ntwo');
-    expect((await appError(() => intake.status('a'))).code).toBe('not_found');
-    // Not finished: visible until 10 minutes after expiry, then forgotten.
+    expect(intake.status('a')).toMatchObject({ lines: 2, state: 'finished' });
+    // Finished but never confirmed, or not finished: visible until 10 minutes after expiry, then forgotten.
     expect(intake.status('b').state).toBe('expired');
-    expect(timers.fire(FORGET_AFTER_MS)).toBe(1);
+    expect(timers.fire(FORGET_AFTER_MS)).toBe(2);
+    expect((await appError(() => intake.status('a'))).code).toBe('not_found');
     expect((await appError(() => intake.status('b'))).code).toBe('not_found');
   });
 
@@ -303,7 +304,7 @@ describe('IntakeListeners', () => {
     expect((await intake.finish('k')).toString()).toBe('line');
   });
 
-  it('finish: 404 without a listener, 400 with no lines (the listener stays), then gone', async () => {
+  it('finish: 404 without a listener, 400 with no lines (the listener stays), then closed', async () => {
     const intake = listeners();
     expect(await appError(intake.finish('none'))).toMatchObject({ code: 'not_found', status: 404 });
     const ticket = await intake.open('k', {});
@@ -316,8 +317,61 @@ describe('IntakeListeners', () => {
     await send(ticket.port, `${ticket.token}\nnow one\n`);
     expect((await intake.finish('k')).toString()).toBe('now one');
     expect(await refused(ticket.port)).toBe('ECONNREFUSED');
+    expect(intake.status('k')).toMatchObject({ lines: 1, state: 'finished' });
+  });
+
+  it('finish keeps the data until forget: a second finish returns the same lines', async () => {
+    const timers = manualTimers();
+    const intake = listeners({ setTimer: timers.setTimer });
+    const ticket = await intake.open('k', { maxSeconds: 60 });
+    const live = await client(ticket.port);
+    live.socket.write(`${ticket.token}
+one
+two
+`);
+    await eventually(() => expect(intake.status('k').lines).toBe(2));
+
+    const first = await intake.finish('k');
+    expect(first.toString()).toBe('one\ntwo');
+    // The listener and its connections are closed; nothing more is taken.
+    await live.closed;
+    expect(await refused(ticket.port)).toBe('ECONNREFUSED');
+    expect(intake.status('k')).toMatchObject({ lines: 2, bytes: 6, connections: 1, state: 'finished' });
+    // The expiry no longer applies; only the forget timer is left.
+    expect(timers.fire(60_000)).toBe(0);
+    expect((await intake.finish('k')).toString()).toBe('one\ntwo');
+    expect(await intake.finish('k')).toEqual(first);
+
+    await intake.forget('k');
     expect((await appError(() => intake.status('k'))).status).toBe(404);
     expect((await appError(intake.finish('k'))).status).toBe(404);
+    await intake.forget('k');
+  });
+
+  it('forget leaves an open intake alone; an unconfirmed finish is forgotten 10 min later', async () => {
+    const timers = manualTimers();
+    const intake = listeners({ setTimer: timers.setTimer });
+    const open = await intake.open('open', { maxSeconds: 60 });
+    await send(
+      open.port,
+      `${open.token}
+still open
+`,
+    );
+    await intake.forget('open');
+    expect(intake.status('open')).toMatchObject({ lines: 1, state: 'open' });
+
+    const done = await intake.open('done', { maxSeconds: 60 });
+    await send(
+      done.port,
+      `${done.token}
+line
+`,
+    );
+    await intake.finish('done');
+    expect(timers.fire(FORGET_AFTER_MS)).toBe(1);
+    expect((await appError(() => intake.status('done'))).code).toBe('not_found');
+    expect(intake.status('open').state).toBe('open');
   });
 
   it('opening the same key again replaces the listener and discards its data', async () => {

@@ -7,7 +7,7 @@ import type { Logger } from '../../logger.ts';
 const MIB = 1024 * 1024;
 const DEFAULT_SECONDS = 600;
 const MAX_SECONDS = 3600;
-/** The hard ceiling on what one listener keeps: the whole archive is held in memory until finish. */
+/** The hard ceiling on what one listener keeps: the whole archive is held in memory until forgotten. */
 const MAX_BYTES = 64 * MIB;
 const DEFAULT_MAX_OPEN = 8;
 /** A sender that connects but never names its token must not hold a connection slot for long. */
@@ -15,7 +15,10 @@ const TOKEN_WAIT_MS = 10_000;
 /** Longer lines are not events a lab archive should carry, and would let one sender buffer without bound. */
 const MAX_LINE_BYTES = 64 * 1024;
 const MAX_CONNECTIONS = 16;
-/** Expired intakes stay readable this long so an author who was slow to finish still gets the data. */
+/**
+ * Expired intakes stay readable this long so an author who was slow to finish still gets the data,
+ * and finished ones this long so a finish whose storing failed can be tried again.
+ */
 const FORGET_AFTER_MS = 10 * 60 * 1000;
 const TOKEN_BYTES = 32;
 const LF = 0x0a;
@@ -47,7 +50,7 @@ export interface IntakeStatus {
   connections: number;
   rejected: number;
   expires_at: string;
-  state: 'open' | 'full' | 'expired';
+  state: 'open' | 'full' | 'expired' | 'finished';
 }
 
 /** Starts `callback` after `ms` and returns its cancel; injected so tests need not wait real seconds. */
@@ -170,26 +173,43 @@ export class IntakeListeners {
   }
 
   /**
-   * Closes the listener for `key` and returns its lines joined with '\n'. With no lines yet it throws
-   * 400 and leaves the listener as it was, so the author can still send and finish again.
+   * Closes the listener for `key` (and its connections) and returns its lines joined with '\n'. The
+   * data stays held, state 'finished', until forget(): a caller whose storing fails can finish again
+   * and gets the same data. Unconfirmed, it is forgotten 10 minutes later like an expired intake.
+   * With no lines yet it throws 400 and leaves the listener as it was, so the author can still send
+   * and finish again.
    */
   async finish(key: string): Promise<Buffer> {
     const intake = this.get(key);
     if (intake.lineCount === 0) throw new AppError('invalid_input', 'no lines arrived');
+    const first = !intake.finished;
+    await this.track(intake.finish());
+    if (first) {
+      const status = intake.status();
+      this.log.info(
+        {
+          intake: key,
+          lines: status.lines,
+          bytes: status.bytes,
+          connections: status.connections,
+          rejected: status.rejected,
+        },
+        'intake finished',
+      );
+    }
+    return intake.content();
+  }
+
+  /**
+   * Drops the data of the finished intake for `key`, once the caller has kept it. Nothing to do when
+   * there is none or it is not finished: an intake opened again meanwhile is left alone.
+   */
+  async forget(key: string): Promise<void> {
+    const intake = this.intakes.get(key);
+    if (!intake?.finished) return;
     this.intakes.delete(key);
     await this.track(intake.dispose());
-    const status = intake.status();
-    this.log.info(
-      {
-        intake: key,
-        lines: status.lines,
-        bytes: status.bytes,
-        connections: status.connections,
-        rejected: status.rejected,
-      },
-      'intake finished',
-    );
-    return intake.content();
+    this.log.info({ intake: key }, 'intake forgotten');
   }
 
   /** Closes the listener for `key` and drops what it received; nothing to do when there is none. */
@@ -265,6 +285,9 @@ class Intake {
   private readonly token: Buffer;
   private cancelExpiry: () => void = () => {};
   private cancelForget: () => void = () => {};
+  private forgetting = false;
+  /** The lines joined once at finish, handed to every later finish. */
+  private finishedContent: Buffer | undefined;
   private stopping: Promise<void> | undefined;
   private readonly init: IntakeInit;
 
@@ -279,6 +302,10 @@ class Intake {
 
   get lineCount(): number {
     return this.store.lines;
+  }
+
+  get finished(): boolean {
+    return this.state === 'finished';
   }
 
   async listen(host: string): Promise<void> {
@@ -308,7 +335,22 @@ class Intake {
   }
 
   content(): Buffer {
-    return this.store.toBuffer();
+    return this.finishedContent ?? this.store.toBuffer();
+  }
+
+  /**
+   * Stops accepting, joins the lines once and keeps them until forgotten; resolves once the server
+   * has closed. Again on a finished intake it only waits for that.
+   */
+  finish(): Promise<void> {
+    if (this.state !== 'finished') {
+      this.state = 'finished';
+      this.cancelExpiry();
+      this.finishedContent = this.store.toBuffer();
+      this.store.release();
+      this.forgetLater();
+    }
+    return this.stop();
   }
 
   /** Stops listening and every timer; what was kept stays readable. */
@@ -333,6 +375,13 @@ class Intake {
     if (this.state === 'open') this.state = 'expired';
     this.init.log.info(this.counts(), 'intake listener expired');
     void this.stop();
+    this.forgetLater();
+  }
+
+  /** Forgets this intake FORGET_AFTER_MS from now, unless that is already due. */
+  private forgetLater(): void {
+    if (this.forgetting) return;
+    this.forgetting = true;
     this.cancelForget = this.init.setTimer(() => this.init.onForget(this), FORGET_AFTER_MS);
   }
 
@@ -492,6 +541,13 @@ class LineStore {
 
   toBuffer(): Buffer {
     return Buffer.concat(this.blocks, this.size);
+  }
+
+  /** Lets the blocks go once their content lives elsewhere; the counts stay. */
+  release(): void {
+    this.blocks.length = 0;
+    this.size = 0;
+    this.used = 0;
   }
 
   private write(source: Buffer): void {
