@@ -307,6 +307,7 @@ export async function deleteChild(
       await trx.deleteFrom('exercise_steps').where('id', '=', childId).execute();
     } else if (child === 'sections') {
       await childRow(trx, 'exercise_sections', exerciseId, childId, 'section');
+      await refuseGatedArtifactsOf(trx, exerciseId, childId);
       const keys = await trx
         .selectFrom('exercise_archives')
         .select('storage_key')
@@ -334,6 +335,50 @@ export async function deleteChild(
     }
   });
   return { exercise: await loadExercise(deps.db, exerciseId), storageKeys };
+}
+
+/**
+ * 409 when a release gate of another section names an artifact of section `sectionId`: deleting the
+ * section would leave that artifact with no section, findable from the start, and open the gate early.
+ */
+async function refuseGatedArtifactsOf(
+  trx: Transaction<Database>,
+  exerciseId: string,
+  sectionId: string,
+): Promise<void> {
+  const own = new Set(
+    (
+      await trx
+        .selectFrom('exercise_artifacts')
+        .select('id')
+        .where('exercise_id', '=', exerciseId)
+        .where('section_id', '=', sectionId)
+        .execute()
+    ).map((a) => a.id),
+  );
+  if (own.size === 0) return;
+  const sections = await trx
+    .selectFrom('exercise_sections')
+    .select(['id', 'name', 'release'])
+    .where('exercise_id', '=', exerciseId)
+    .orderBy('position')
+    .execute();
+  const names: string[] = [];
+  const artifacts = new Set<string>();
+  for (const section of sections) {
+    if (section.id === sectionId) continue;
+    const gated = ((section.release as ReleaseRule | null)?.artifact_ids ?? []).filter((id) => own.has(id));
+    if (gated.length === 0) continue;
+    names.push(section.name);
+    for (const id of gated) artifacts.add(id);
+  }
+  if (names.length > 0) {
+    throw new AppError(
+      'conflict',
+      `artifacts of the section are release gates of section(s) ${names.map((n) => `"${n}"`).join(', ')}: remove them from their gates first`,
+      { details: { sections: names, artifacts: [...artifacts] } },
+    );
+  }
 }
 
 /** Parses an `If-Match` header: a version number, bare or quoted (`"7"`, `W/"7"`); 400 otherwise. */

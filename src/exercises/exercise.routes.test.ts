@@ -514,6 +514,42 @@ describe('exercise authoring API', () => {
       expect((await req('DELETE', `/api/exercises/${ex.id}/artifacts/${artifact}`)).statusCode).toBe(200);
     });
 
+    it('refuses to delete a section whose artifacts gate another section with 409; once ungated it goes', async () => {
+      const ex = await newExercise();
+      const stage1 = await addChild(ex.id, 'sections', { name: 'Stage 1' });
+      const gate = await addChild(ex.id, 'artifacts', {
+        name: 'key',
+        kind: 'hash',
+        values: ['abc123'],
+        section_id: stage1,
+      });
+      await addChild(ex.id, 'artifacts', { name: 'other', kind: 'text', values: ['x'], section_id: stage1 });
+      const stage2 = await addChild(ex.id, 'sections', {
+        name: 'Stage 2',
+        release: { condition: 'artifacts_only', artifact_ids: [gate] },
+      });
+      const version = (await read(ex.id)).version;
+      const res = await req('DELETE', `/api/exercises/${ex.id}/sections/${stage1}`);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({
+        ok: false,
+        error: {
+          code: 'conflict',
+          message: expect.stringContaining('"Stage 2"'),
+          details: { sections: ['Stage 2'], artifacts: [gate] },
+        },
+      });
+      const unchanged = await read(ex.id);
+      expect(unchanged.version).toBe(version);
+      expect(unchanged.sections).toHaveLength(2);
+      expect(unchanged.artifacts.map((a: { section_id: string | null }) => a.section_id)).toEqual([
+        stage1,
+        stage1,
+      ]);
+      await req('PATCH', `/api/exercises/${ex.id}/sections/${stage2}`, { release: null });
+      expect((await req('DELETE', `/api/exercises/${ex.id}/sections/${stage1}`)).statusCode).toBe(200);
+    });
+
     it('takes If-Match on child changes too', async () => {
       const ex = await newExercise();
       const stale = await req('POST', `/api/exercises/${ex.id}/steps`, { title: 's' }, { 'if-match': '7' });
