@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { RE2JS } from 're2js';
+import { describe, expect, it, vi } from 'vitest';
 import { answerRegexProblem, compileAnswerRegex, MAX_ANSWER_REGEX_LENGTH } from './answer-regex.ts';
 
 describe('answerRegexProblem', () => {
@@ -13,6 +14,8 @@ describe('answerRegexProblem', () => {
     ['lookaround characters inside \\Q…\\E', '\\Q(?=\\1\\E'],
     ['a closing bracket first in a class', '[]a](?:b)'],
     ['exactly the longest pattern', 'a'.repeat(MAX_ANSWER_REGEX_LENGTH)],
+    ['counted repetitions up to {100}', 'a{100}b{0,100}c{100,}d{007}'],
+    ['large counts that are literal text', '\\{1000}[{1000}]\\Q{1000}\\Ex{}y{,1000}'],
   ])('accepts %s', (_, pattern) => {
     expect(answerRegexProblem(pattern)).toBeNull();
   });
@@ -60,9 +63,36 @@ describe('answerRegexProblem', () => {
     ['[a-', 'missing closing ] at `[a-`'],
     ['a++', 'invalid nested repetition operator at `++`'],
     ['(?>atomic)', 'invalid or unsupported Perl syntax at `(?>`'],
-    ['a{1001}', 'invalid repeat count at `{1001}`'],
+    ['a{5,3}', 'invalid repeat count at `{5,3}`'],
   ])('refuses %j, which does not compile, with the engine’s reason', (pattern, reason) => {
     expect(answerRegexProblem(pattern)).toBe(`The pattern is not a valid RE2 regular expression: ${reason}.`);
+  });
+
+  it.each([
+    ['[\\s\\S]{1000}', '{1000}'],
+    ['a{101}', '{101}'],
+    ['a{101,}', '{101,}'],
+    ['a{2,101}', '{2,101}'],
+    ['a{0101,}', '{0101,}'],
+    [`a{${'9'.repeat(200)}}`, `{${'9'.repeat(200)}}`],
+    ['[{]x{5}\\{y(?:z){200}', '{200}'],
+  ])('refuses the counted repetition in %j above {100}', (pattern, construct) => {
+    expect(answerRegexProblem(pattern)).toBe(
+      `The counted repetition \`${construct}\` is too large: counted repetitions above {100} are not allowed. ` +
+        'Use a smaller count, or + or * when any length will do.',
+    );
+  });
+
+  it('refuses a short pattern of many large counted repetitions without compiling it', () => {
+    const pattern = '[\\s\\S]{1000}'.repeat(17);
+    expect(pattern.length).toBeLessThanOrEqual(MAX_ANSWER_REGEX_LENGTH);
+    const compile = vi.spyOn(RE2JS, 'compile');
+    try {
+      expect(answerRegexProblem(pattern)).toContain('counted repetitions above {100} are not allowed');
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it('refuses an unterminated \\Q, which would swallow the anchoring', () => {

@@ -7,7 +7,14 @@ import { RE2JS, RE2JSSyntaxException } from 're2js';
 /** Longest answer pattern accepted, in characters (code points). */
 export const MAX_ANSWER_REGEX_LENGTH = 256;
 
+/**
+ * Largest count of `{n}`, `{n,}` or `{n,m}`: RE2 expands counted repetitions, so a short pattern
+ * such as a few `[\s\S]{1000}` takes hundreds of milliseconds to compile.
+ */
+export const MAX_ANSWER_REGEX_REPEAT = 100;
+
 const RE2_REFUSES = 'answers are matched with RE2, which does not support them';
+const COUNTED_REPEAT = /^\{(\d+)(?:,(\d*))?\}/;
 
 /** Why `pattern` cannot be an answer pattern (a sentence for its author), or null when it can. */
 export function answerRegexProblem(pattern: string): string | null {
@@ -18,8 +25,9 @@ export function answerRegexProblem(pattern: string): string | null {
     return `The pattern has ${length} characters; at most ${MAX_ANSWER_REGEX_LENGTH} are allowed.`;
   }
   // Named before compiling: re2js reports these as a bare "invalid escape" or "invalid named
-  // capture", which does not tell an author that the feature itself is the problem.
-  const unsupported = unsupportedConstruct(pattern);
+  // capture", which does not tell an author that the feature itself is the problem; and a large
+  // counted repetition must not be compiled at all.
+  const unsupported = refusedConstruct(pattern);
   if (unsupported !== null) return unsupported;
   try {
     RE2JS.compile(pattern);
@@ -62,10 +70,11 @@ function syntaxDescription(error: unknown): string {
 }
 
 /**
- * The first backreference or lookaround outside character classes and \Q…\E quotes, as a message,
- * or null. Escapes are skipped as pairs so `\(?=` (a literal parenthesis) is not mistaken for one.
+ * The first backreference, lookaround or counted repetition above MAX_ANSWER_REGEX_REPEAT outside
+ * character classes and \Q…\E quotes, as a message, or null. Escapes are skipped as pairs so `\(?=`
+ * (a literal parenthesis) or `\{1000}` (literal braces) is not mistaken for one.
  */
-function unsupportedConstruct(pattern: string): string | null {
+function refusedConstruct(pattern: string): string | null {
   let i = 0;
   let inClass = false;
   while (i < pattern.length) {
@@ -107,9 +116,25 @@ function unsupportedConstruct(pattern: string): string | null {
       }
       if (rest.startsWith('P=')) return backreferenceMessage(pattern, i);
     }
+    if (c === '{') {
+      const counted = COUNTED_REPEAT.exec(pattern.slice(i));
+      if (counted !== null && countedTooLarge(counted)) {
+        return (
+          `The counted repetition \`${counted[0]}\` is too large: counted repetitions above ` +
+          `{${MAX_ANSWER_REGEX_REPEAT}} are not allowed. Use a smaller count, or + or * when any length will do.`
+        );
+      }
+    }
     i += 1;
   }
   return null;
+}
+
+function countedTooLarge(counted: RegExpExecArray): boolean {
+  // Number() of a long run of digits is Infinity, still above the limit.
+  return [counted[1], counted[2]].some(
+    (b) => b !== undefined && b !== '' && Number(b) > MAX_ANSWER_REGEX_REPEAT,
+  );
 }
 
 function backreferenceMessage(pattern: string, at: number): string {

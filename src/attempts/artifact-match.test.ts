@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type AnswerMatch,
   ARTIFACT_KINDS,
@@ -310,6 +310,30 @@ describe('findMatchingArtifact', () => {
     const second = artifact('text', 'regex', ['y', 'x+'], { id: 'b' });
     expect(findMatchingArtifact([first, second], 'y')).toBe(second);
     expect(findMatchingArtifact([first, second], 'xx')).toBe(first);
+  });
+
+  it('keeps compiled patterns in a given cache, keyed by artifact and pattern, and reuses them', () => {
+    const first = artifact('text', 'regex', ['x+'], { id: 'a' });
+    const second = artifact('text', 'regex', ['y', 'x+', '(a)\\1'], { id: 'b' });
+    const cache = new Map<string, (value: string) => boolean>();
+    expect(findMatchingArtifact([first, second], 'y', undefined, cache)).toBe(second);
+    expect([...cache.keys()]).toEqual(['a\u0000x+', 'b\u0000y']);
+    const compiled = cache.get('a\u0000x+');
+
+    expect(findMatchingArtifact([first, second], 'xx', undefined, cache)).toBe(first);
+    expect(findMatchingArtifact([first, second], 'zz', undefined, cache)).toBeUndefined();
+    expect(cache.get('a\u0000x+')).toBe(compiled);
+    // A refused pattern is kept too, as a test that accepts nothing.
+    expect(cache.size).toBe(4);
+    expect(cache.get('b\u0000(a)\\1')?.('aa')).toBe(false);
+
+    // What is in the cache is what runs: nothing is compiled again.
+    const seeded = vi.fn((value: string) => value === 'seeded');
+    cache.set('b\u0000y', seeded);
+    expect(findMatchingArtifact([second], 'seeded', 'b', cache)).toBe(second);
+    expect(seeded).toHaveBeenCalledWith('seeded');
+    // Without a cache every call compiles afresh.
+    expect(findMatchingArtifact([second], 'seeded', 'b')).toBeUndefined();
   });
 });
 

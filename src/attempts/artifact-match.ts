@@ -86,17 +86,26 @@ export function artifactMatches(artifact: Artifact, submitted: string): boolean 
 }
 
 /**
+ * Compiled answer patterns a caller keeps across findMatchingArtifact calls, keyed by
+ * `${artifact.id}\u0000${pattern}`; a refused pattern is kept as a test that accepts nothing.
+ */
+export type CompiledAnswerCache = Map<string, (value: string) => boolean>;
+
+/**
  * The artifact `submitted` answers: only `artifactId` when given (undefined if it does not match or
- * does not exist), else the first match in the given order.
+ * does not exist), else the first match in the given order. With `cache`, compiled patterns are
+ * looked up and kept there, so a caller can compile each pattern once across calls; the key holds
+ * the pattern, so an edited pattern compiles afresh, and the caller decides when entries go.
  */
 export function findMatchingArtifact(
   artifacts: readonly Artifact[],
   submitted: string,
   artifactId?: string,
+  cache?: CompiledAnswerCache,
 ): Artifact | undefined {
-  // One scope per call: patterns compile at most once and only when reached, and nothing outlives
-  // the call, so an edited exercise never meets a stale compiled pattern.
-  const scope = newScope(submitted);
+  // Without a cache, one scope per call: patterns compile at most once and only when reached, and
+  // nothing outlives the call, so an edited exercise never meets a stale compiled pattern.
+  const scope = newScope(submitted, cache);
   if (artifactId !== undefined) {
     const artifact = artifacts.find((candidate) => candidate.id === artifactId);
     return artifact !== undefined && matchesIn(scope, artifact) ? artifact : undefined;
@@ -138,12 +147,22 @@ interface MatchScope {
   trimmed: string;
   folded: string | undefined;
   normalized: Map<ArtifactKind, string>;
-  /** Compiled patterns; null for one that is refused (never matches). */
-  regexes: Map<string, ((value: string) => boolean) | null>;
+  /** Compiled patterns of this call, keyed by pattern, or the caller's cache keyed by artifact and pattern. */
+  regexes: Map<string, (value: string) => boolean>;
+  cached: boolean;
 }
 
-function newScope(submitted: string): MatchScope {
-  return { trimmed: submitted.trim(), folded: undefined, normalized: new Map(), regexes: new Map() };
+/** What a refused pattern compiles to: it accepts nothing. */
+const NEVER = (): boolean => false;
+
+function newScope(submitted: string, cache?: CompiledAnswerCache): MatchScope {
+  return {
+    trimmed: submitted.trim(),
+    folded: undefined,
+    normalized: new Map(),
+    regexes: cache ?? new Map(),
+    cached: cache !== undefined,
+  };
 }
 
 function matchesIn(scope: MatchScope, artifact: Artifact): boolean {
@@ -167,21 +186,22 @@ function matchesIn(scope: MatchScope, artifact: Artifact): boolean {
       return artifact.values.some((value) => normalizeAnswer(artifact.kind, value) === submitted);
     }
     case 'regex':
-      return artifact.values.some((pattern) => regexIn(scope, pattern)?.(scope.trimmed) ?? false);
+      return artifact.values.some((pattern) => regexIn(scope, artifact, pattern)(scope.trimmed));
   }
 }
 
-function regexIn(scope: MatchScope, pattern: string): ((value: string) => boolean) | null {
-  let test = scope.regexes.get(pattern);
+function regexIn(scope: MatchScope, artifact: Artifact, pattern: string): (value: string) => boolean {
+  const key = scope.cached ? `${artifact.id}\u0000${pattern}` : pattern;
+  let test = scope.regexes.get(key);
   if (test === undefined) {
     // artifactProblems refuses bad patterns at save; one stored before a rule change must not turn
     // every submission for the exercise into an error, so it simply accepts nothing.
     try {
       test = compileAnswerRegex(pattern);
     } catch {
-      test = null;
+      test = NEVER;
     }
-    scope.regexes.set(pattern, test);
+    scope.regexes.set(key, test);
   }
   return test;
 }
