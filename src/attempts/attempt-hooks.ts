@@ -43,4 +43,10 @@ export interface AfterCompleteHook {
 export interface AttemptHooks {
   readonly gates: readonly BeforeShipGate[];
   readonly afterComplete: readonly AfterCompleteHook[];
+  /**
+   * Run after a redo reset the attempt, for the run that ended (its start, and the redo's time as
+   * its end): spec 3.4, redo closes the offenses of the exercise's log sources. Never blocks the
+   * redo; the result is stored as the attempt's offense_cleanup. Absent: none.
+   */
+  readonly afterRedo?: readonly AfterCompleteHook[];
 }

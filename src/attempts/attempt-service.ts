@@ -11,7 +11,7 @@ import { delayDueAt, evaluateRelease, type ReleaseRule } from '../exercises/rele
 import type { Logger } from '../logger.ts';
 import { computeShift } from '../pipeline/leef/leef-rebase.ts';
 import { findMatchingArtifact, type Artifact as MatchableArtifact } from './artifact-match.ts';
-import type { AttemptHooks } from './attempt-hooks.ts';
+import type { AfterCompleteHook, AttemptHooks } from './attempt-hooks.ts';
 import {
   type AttemptRow,
   type AttemptSectionRow,
@@ -21,8 +21,13 @@ import {
   attemptSections,
   claimSection,
   finishSection,
+  releaseSection,
+  sameRun,
 } from './attempt-store.ts';
 import { type SectionShipment, type SectionShipperDeps, shipSection } from './section-shipper.ts';
+
+/** Compiled regex answers kept per service instance. */
+const MAX_CACHED_MATCHERS = 5000;
 
 /** A failed section is retried by Ship logs no sooner than this after its last try (decisions.md §6). */
 export const RETRY_COOLDOWN_MS = 30_000;
@@ -98,6 +103,11 @@ export interface AttemptView {
 export class AttemptService {
   readonly #deps: AttemptDeps;
   readonly #inFlight = new Set<Promise<unknown>>();
+  // Attempts whose release the tick started and which have not ended yet.
+  readonly #releasing = new Set<string>();
+  // Compiled regex answers by artifact and pattern, so a submission does not compile them again;
+  // emptied when it grows past MAX_CACHED_MATCHERS (patterns of deleted artifacts).
+  readonly #matchers = new Map<string, (value: string) => boolean>();
 
   constructor(deps: AttemptDeps) {
     this.#deps = deps;
@@ -177,14 +187,30 @@ export class AttemptService {
     if (input.artifact_id !== undefined && !exercise.artifacts.some((a) => a.id === input.artifact_id)) {
       throw notFound('artifact', input.artifact_id);
     }
+    if (this.#matchers.size > MAX_CACHED_MATCHERS) this.#matchers.clear();
     const match = findMatchingArtifact(
       exercise.artifacts as MatchableArtifact[],
       input.value,
       input.artifact_id,
+      this.#matchers,
     );
     const now = new Date(this.#deps.clock.now());
     let fresh = false;
     await this.#deps.db.transaction().execute(async (trx) => {
+      // The attempt as it was read: still running and not redone since (a redo starts a new run).
+      const current = await trx
+        .selectFrom('attempts')
+        .select('id')
+        .where('id', '=', attemptId)
+        .where('state', '=', 'running')
+        .where('started_at', '=', attempt.started_at)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!current) {
+        throw new AppError('conflict', 'the attempt was completed or redone meanwhile: reload it', {
+          details: { reason: 'attempt_changed' },
+        });
+      }
       await trx
         .insertInto('attempt_submissions')
         .values({
@@ -344,25 +370,53 @@ export class AttemptService {
       throw new AppError('conflict', 'the attempt is already completed', { details: { state: 'completed' } });
     }
     const exercise = await loadExercise(this.#deps.db, attempt.exercise_id);
-    const [findings, hints] = await Promise.all([
-      attemptFindings(this.#deps.db, attemptId),
-      attemptHints(this.#deps.db, attemptId),
-    ]);
-    const points = findings.reduce((sum, f) => sum + f.points, 0);
-    const penalties = hints.reduce((sum, h) => sum + h.penalty, 0);
-    const score = Math.max(0, points - penalties);
-    const maxScore = exercise.artifacts.reduce((sum, a) => sum + a.points, 0);
     const now = new Date(this.#deps.clock.now());
-    const done = await this.#deps.db
-      .updateTable('attempts')
-      .set({ state: 'completed', completed_at: now, score, max_score: maxScore, updated_at: now })
-      .where('id', '=', attemptId)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) {
-      throw new AppError('conflict', 'the attempt is already completed', { details: { state: 'completed' } });
-    }
-    const cleanup = await this.#afterComplete(exercise, { ...attempt, completed_at: now });
+    const { score, maxScore } = await this.#deps.db.transaction().execute(async (trx) => {
+      // Locked first: an answer or a redo racing the completion waits, then sees it completed.
+      const current = await trx
+        .selectFrom('attempts')
+        .select(['state', 'started_at'])
+        .where('id', '=', attemptId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (current.state !== 'running' || current.started_at.getTime() !== attempt.started_at.getTime()) {
+        throw new AppError('conflict', 'the attempt was completed or redone meanwhile: reload it', {
+          details: { state: current.state },
+        });
+      }
+      const [findings, hints] = await Promise.all([
+        attemptFindings(trx, attemptId),
+        attemptHints(trx, attemptId),
+      ]);
+      // Artifacts deleted since (the exercise unpublished and edited) count in neither sum.
+      const artifactIds = new Set(exercise.artifacts.map((a) => a.id));
+      const points = findings
+        .filter((f) => artifactIds.has(f.artifact_id))
+        .reduce((sum, f) => sum + f.points, 0);
+      const penalties = hints
+        .filter((h) => artifactIds.has(h.artifact_id))
+        .reduce((sum, h) => sum + h.penalty, 0);
+      const result = {
+        score: Math.max(0, points - penalties),
+        maxScore: exercise.artifacts.reduce((sum, a) => sum + a.points, 0),
+      };
+      await trx
+        .updateTable('attempts')
+        .set({
+          state: 'completed',
+          completed_at: now,
+          score: result.score,
+          max_score: result.maxScore,
+          updated_at: now,
+        })
+        .where('id', '=', attemptId)
+        .execute();
+      return result;
+    });
+    const cleanup = await this.#runHooks(this.#deps.hooks.afterComplete, exercise, {
+      ...attempt,
+      completed_at: now,
+    });
     if (cleanup !== null) {
       await this.#deps.db
         .updateTable('attempts')
@@ -444,6 +498,18 @@ export class AttemptService {
       }
       throw err;
     }
+    // The run that ended: its offenses are closed (spec 3.4), before the new run's logs arrive.
+    const cleanup = await this.#runHooks(this.#deps.hooks.afterRedo ?? [], exercise, {
+      ...attempt,
+      completed_at: attempt.completed_at ?? new Date(now),
+    });
+    if (cleanup !== null) {
+      await this.#deps.db
+        .updateTable('attempts')
+        .set({ offense_cleanup: JSON.stringify(cleanup) })
+        .where('id', '=', attemptId)
+        .execute();
+    }
     await this.#releaseAndShip(attemptId);
     return this.view(actor, attemptId);
   }
@@ -516,7 +582,8 @@ export class AttemptService {
 
   /**
    * The release tick: pending sections of running attempts whose delay has passed, and shipments
-   * whose claim expired, are released and shipped. Returns how many sections it shipped.
+   * whose claim expired, are released and shipped, each attempt on its own (not awaited: see
+   * settled()). Returns how many attempts' releases it started.
    */
   async releaseDue(): Promise<number> {
     const now = new Date(this.#deps.clock.now());
@@ -537,15 +604,33 @@ export class AttemptService {
           ]),
         ]),
       )
-      .distinct()
+      .groupBy('attempt_sections.attempt_id')
+      .orderBy((eb) => eb.fn.min('attempt_sections.releases_at'))
       .limit(100)
       .execute();
-    let shipped = 0;
+    // Each attempt's release runs on its own: a slow SIEM holds back its own analysts, never the
+    // tick (decisions.md §6: at most 5 s late). An attempt still being released is left to that run.
+    let started = 0;
     for (const { attempt_id } of due) {
-      if (this.#deps.stopping.aborted) break;
-      shipped += (await this.#releaseAndShip(attempt_id, { expiredClaims: true })).length;
+      if (this.#deps.stopping.aborted || this.#releasing.has(attempt_id)) continue;
+      this.#releasing.add(attempt_id);
+      started++;
+      const work = this.#releaseAndShip(attempt_id, { expiredClaims: true })
+        .catch((err: unknown) => {
+          this.#deps.log.warn({ attempt: attempt_id, err }, 'Releasing the sections of an attempt failed.');
+        })
+        .finally(() => {
+          this.#releasing.delete(attempt_id);
+          this.#inFlight.delete(work);
+        });
+      this.#inFlight.add(work);
     }
-    return shipped;
+    return started;
+  }
+
+  /** Waits for the releases the tick started (tests; shutdown uses drain()). */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
   /** Waits for shipments this instance started (shutdown). */
@@ -565,8 +650,19 @@ export class AttemptService {
     const now = this.#deps.clock.now();
     const released: string[] = [];
     for (const row of sortRows(await attemptSections(db, attemptId), exercise)) {
-      // A section deleted from the exercise since the attempt started (unpublished and edited).
-      if (!sectionExists(exercise, row.section_key)) continue;
+      // A section deleted from the exercise since the attempt started (unpublished and edited):
+      // never shipped; off the release tick's list.
+      if (!sectionExists(exercise, row.section_key)) {
+        if (row.releases_at !== null) {
+          await db
+            .updateTable('attempt_sections')
+            .set({ releases_at: null })
+            .where('attempt_id', '=', attemptId)
+            .where('section_key', '=', row.section_key)
+            .execute();
+        }
+        continue;
+      }
       const expired =
         row.status === 'shipping' && row.lease_until !== null && row.lease_until.getTime() < now;
       if (
@@ -586,6 +682,7 @@ export class AttemptService {
             .where('attempt_id', '=', attemptId)
             .where('section_key', '=', row.section_key)
             .where('status', '=', row.status)
+            .where(sameRun(attemptId, attempt.started_at))
             .execute();
         }
         continue;
@@ -596,6 +693,7 @@ export class AttemptService {
         .where('attempt_id', '=', attemptId)
         .where('section_key', '=', row.section_key)
         .where('released_at', 'is', null)
+        .where(sameRun(attemptId, attempt.started_at))
         .execute();
       const shipment = await this.#claimAndShip(attempt, exercise, archives, row.section_key);
       if (shipment !== undefined) released.push(row.section_key);
@@ -628,6 +726,16 @@ export class AttemptService {
     if (!claimed) return undefined;
     const work = (async () => {
       const shipment = await shipSection(this.#deps, attempt, exercise, archives, sectionKey);
+      if (shipment.status === 'failed' && this.#deps.stopping.aborted) {
+        // Cut off by a shutdown, not refused by the SIEM: the next release tick (this instance
+        // after its restart, or another) ships it again, with nobody pressing anything.
+        await releaseSection(
+          db,
+          { attemptId: attempt.id, sectionKey, owner: claimOwner },
+          new Date(clock.now()),
+        );
+        return shipment;
+      }
       await finishSection(
         db,
         { attemptId: attempt.id, sectionKey, owner: claimOwner },
@@ -675,11 +783,13 @@ export class AttemptService {
     return destination;
   }
 
-  async #afterComplete(
+  // Runs after-complete or after-redo hooks for one run of an attempt; their last result (or a
+  // failure) is what gets stored, and nothing they do blocks the operation that called them.
+  async #runHooks(
+    hooks: readonly AfterCompleteHook[],
     exercise: Exercise,
     attempt: AttemptRow,
   ): Promise<{ status: string; [detail: string]: unknown } | null> {
-    const hooks = this.#deps.hooks.afterComplete;
     if (hooks.length === 0) return null;
     let destination: Destination;
     try {
@@ -701,7 +811,7 @@ export class AttemptService {
         if (outcome !== null) result = { ...outcome };
       } catch (err) {
         // Never blocks completion: the failure is the stored result.
-        this.#deps.log.warn({ attempt: attempt.id, hook: hook.name, err }, 'After-complete hook failed.');
+        this.#deps.log.warn({ attempt: attempt.id, hook: hook.name, err }, 'Attempt hook failed.');
         result = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
       }
     }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { AttemptSectionsTable, AttemptsTable, Database } from '../db/schema.ts';
 import { isUuid, notFound } from '../errors.ts';
 
@@ -116,4 +116,33 @@ export async function finishSection(
     .where('lease_owner', '=', key.owner)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
+}
+
+/** Gives a claimed section back (a shipment cut off by a shutdown): due again at once, for any instance's tick. */
+export async function releaseSection(
+  db: Db,
+  key: { attemptId: string; sectionKey: string; owner: string },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('attempt_sections')
+    .set({ status: 'not_due', releases_at: now, lease_owner: null, lease_until: null })
+    .where('attempt_id', '=', key.attemptId)
+    .where('section_key', '=', key.sectionKey)
+    .where('status', '=', 'shipping')
+    .where('lease_owner', '=', key.owner)
+    .execute();
+}
+
+/** A condition on attempt_sections rows: their attempt is still in the run that began at `startedAt`. */
+export function sameRun(attemptId: string, startedAt: Date) {
+  return (eb: ExpressionBuilder<Database, 'attempt_sections'>) =>
+    eb.exists(
+      eb
+        .selectFrom('attempts')
+        .select('attempts.id')
+        .where('attempts.id', '=', attemptId)
+        .where('attempts.state', '=', 'running')
+        .where('attempts.started_at', '=', startedAt),
+    );
 }

@@ -69,7 +69,18 @@ describe('attempts and staged shipping', () => {
         },
       },
     ],
+    afterRedo: [
+      {
+        name: 'fake_redo_cleanup',
+        async run(_exercise, _destination, run): Promise<AfterCompleteResult | null> {
+          redoRuns.push({ startedAt: run.startedAt, completedAt: run.completedAt });
+          return { status: 'ok', closed: 1, failed: 0 };
+        },
+      },
+    ],
   };
+  // The runs the redo hook was told of (the run a redo ended).
+  const redoRuns: Array<{ startedAt: Date; completedAt: Date | null }> = [];
 
   beforeAll(async () => {
     hec = await startHecSimulator({ indexes: ['lab'] });
@@ -350,6 +361,7 @@ describe('attempts and staged shipping', () => {
       expect(hec.store.searchable('lab')).toHaveLength(0);
       t.clock.advance(MIN);
       expect(await t.ctx.exercises.attempts.releaseDue()).toBe(1);
+      await t.ctx.exercises.attempts.settled();
       expect(raws()).toEqual(S3.map((l) => shifted(l, shift)));
       // Same timeline: s3's newest event is at start + 2 h.
       const view = (await req('GET', `/api/attempts/${attemptId}`, cookie)).json();
@@ -473,6 +485,8 @@ describe('attempts and staged shipping', () => {
     it('redoes: findings and hints cleared, a new start, s1 shipped again on a new timeline', async () => {
       t.clock.advance(HOUR);
       const now = t.clock.now();
+      const before = (await req('GET', `/api/attempts/${attemptId}`, cookie)).json();
+      redoRuns.length = 0;
       const res = await req('POST', `/api/attempts/${attemptId}/redo`, cookie);
       expect(res.statusCode, res.body).toBe(200);
       const view = res.json();
@@ -481,10 +495,13 @@ describe('attempts and staged shipping', () => {
         state: 'running',
         score: null,
         max_score: null,
-        offense_cleanup: null,
+        // The redo hook closed the ended run's offenses (spec 3.4); its result is shown.
+        offense_cleanup: { status: 'ok', closed: 1, failed: 0 },
         completed_at: null,
         started_at: new Date(now).toISOString(),
       });
+      expect(redoRuns).toHaveLength(1);
+      expect(redoRuns[0]?.startedAt.toISOString()).toBe(before.started_at);
       expect(statuses(view)).toEqual({
         [ex.s1]: 'shipped',
         [ex.s2]: 'waiting_on_artifact',

@@ -55,7 +55,7 @@ export function createExerciseServices(
     stopping: deps.stopping,
     deadlineMs: deps.config.shipmentDeadlineSeconds * 1000,
     owner: deps.owner,
-    hooks: options.hooks ?? { gates: [siemQGate], afterComplete: [siemQCleanup] },
+    hooks: options.hooks ?? { gates: [siemQGate], afterComplete: [siemQCleanup], afterRedo: [siemQCleanup] },
   });
   const releaseTicker = new Ticker(
     'Section release tick',
