@@ -169,6 +169,24 @@ describe(publishExercise.name, () => {
     expect((await exerciseRow(deps.db, ex.id)).version).toBe(versionBefore + 2);
   });
 
+  it('refuses to activate (412) when another edit lands while a conversion runs, leaving it draft', async () => {
+    const ex = await exercise({ destinations: ['splunk'] });
+    const s = await section(ex.id, 'Recon');
+    await upload(ex.id, s, 'events.ndjson', ECS);
+    // A second author adds a section with no archive while the conversion reads its source.
+    const editing: ObjectStorage = {
+      ...storage,
+      get: async (...args) => {
+        await section(ex.id, 'Added meanwhile');
+        return storage.get(...args);
+      },
+    };
+    await expect(publishExercise({ ...deps, storage: editing }, ex.id, actor)).rejects.toMatchObject({
+      code: 'precondition_failed',
+    });
+    expect((await exerciseRow(deps.db, ex.id)).state).toBe('draft');
+  });
+
   it('converts once per section for two ECS destinations', async () => {
     const ex = await exercise({ destinations: ['elastic', 'elastic-2'] });
     const a = await section(ex.id, 'One');

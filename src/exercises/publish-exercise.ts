@@ -161,7 +161,9 @@ export async function publishExercise(
   for (const d of enabled) needs.set(d.payload_format, [...(needs.get(d.payload_format) ?? []), d.name]);
 
   const stored = await loadArchives(deps.db, exerciseId);
-  let changedArchives = false;
+  // Versions this publish added itself (one per conversion or dropped archive): any other change
+  // while the checks ran makes the final version check fail (412), since it was never checked.
+  let ownChanges = 0;
   for (const unit of units) {
     const own = stored.filter((a) => a.sectionId === unit.sectionId);
     const wanted = new Map(needs);
@@ -176,19 +178,19 @@ export async function publishExercise(
       const outcome = await ensureFormat(deps, initial, unit, own, format);
       if (outcome === 'present') continue;
       if (outcome === 'converted') {
-        changedArchives = true;
+        ownChanges++;
         continue;
       }
       problems.push(...missingFormat(unit, format, siems, outcome));
     }
     for (const stale of own.filter((a) => !wanted.has(a.format) && isStale(a, own))) {
       await dropArchive(deps, exerciseId, stale);
-      changedArchives = true;
+      ownChanges++;
     }
   }
 
   // The exercise as it will be published (converted archives included), and its version now.
-  const exercise = changedArchives ? await loadExercise(deps.db, exerciseId) : initial;
+  const exercise = ownChanges > 0 ? await loadExercise(deps.db, exerciseId) : initial;
 
   const deadlocks = checkDeadlocks(exercise.sections, exercise.artifacts);
   if (!exercise.deadlock_override) problems.push(...deadlocks);
@@ -219,7 +221,7 @@ export async function publishExercise(
     await deps.db.transaction().execute(async (trx) => {
       const now = new Date(deps.clock.now());
       // ifMatch: an edit made while the checks ran was not checked (412: publish again).
-      await bumpVersion(trx, exerciseId, { ifMatch: exercise.version, allowActive: true, now });
+      await bumpVersion(trx, exerciseId, { ifMatch: initial.version + ownChanges, allowActive: true, now });
       await trx
         .updateTable('exercises')
         .set({ state: 'active', published_at: now })
