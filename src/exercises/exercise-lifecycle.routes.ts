@@ -64,7 +64,7 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   app.post(
     '/api/exercises/:id/publish',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.publish' },
       schema: {
         tags,
         summary:
@@ -88,7 +88,7 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   app.post(
     '/api/exercises/:id/unpublish',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.unpublish' },
       schema: {
         tags,
         summary: 'Back to draft (attempts in progress go on)',
@@ -138,7 +138,7 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   app.post(
     '/api/exercises/:id/sections/:sectionId/intake',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.intake.open' },
       schema: {
         tags,
         summary: 'Open a live TCP intake for a section: send the token as first line, then syslog/LEEF lines',
@@ -188,7 +188,7 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   app.post(
     '/api/exercises/:id/sections/:sectionId/intake/finish',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.intake.finish' },
       schema: {
         tags,
         summary:
@@ -235,7 +235,7 @@ export const exerciseLifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
   app.delete(
     '/api/exercises/:id/sections/:sectionId/intake',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.intake.cancel' },
       schema: {
         tags,
         summary: 'Cancel a live intake (what arrived is discarded)',

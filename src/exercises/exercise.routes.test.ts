@@ -851,6 +851,31 @@ describe('exercise authoring API', () => {
     });
   });
 
+  describe('refused authoring actions', () => {
+    it('leave a failure record with the error code, and a refusal by capability stays authz.denied', async () => {
+      const ex = await newExercise({ title: 'audited refusals' });
+      const stale = await req('PATCH', `/api/exercises/${ex.id}`, { title: 'x' }, { 'if-match': '99' });
+      expect(stale.statusCode).toBe(412);
+      const clash = await addChild(ex.id, 'sections', { name: 'A', position: 1 });
+      expect(clash).toEqual(expect.any(String));
+      expect(
+        (await req('POST', `/api/exercises/${ex.id}/sections`, { name: 'B', position: 1 })).statusCode,
+      ).toBe(409);
+      const unknown = await upload(`/api/exercises/${ex.id}/archives?filename=notes.txt`, 'no events here\n');
+      expect(unknown.statusCode).toBe(409);
+      expect((await req('PATCH', `/api/exercises/${ex.id}`, { title: 'y' }, {}, analyst)).statusCode).toBe(
+        403,
+      );
+
+      const failures = (await auditOf(ex.id)).filter((r) => r.outcome === 'failure');
+      expect(failures.map((r) => [r.action, (r.details as { code: string }).code])).toEqual([
+        ['exercise.update', 'precondition_failed'],
+        ['exercise.section.create', 'conflict'],
+        ['exercise.archive.upload', 'conflict'],
+      ]);
+    });
+  });
+
   describe('deleting an exercise', () => {
     it('removes its rows and its stored objects', async () => {
       const ex = await newExercise({ title: 'to delete' });

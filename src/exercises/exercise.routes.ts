@@ -72,7 +72,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.post(
     '/api/exercises',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.create' },
       schema: {
         tags,
         summary: 'Create a draft exercise (only title is required)',
@@ -107,7 +107,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.patch(
     '/api/exercises/:id',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.update' },
       schema: {
         tags,
         summary: 'Change a draft exercise (If-Match: <version> refuses a stale change with 412)',
@@ -130,7 +130,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.delete(
     '/api/exercises/:id',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.delete' },
       schema: {
         tags,
         summary: 'Delete an exercise, its archives and finished attempts (409 while an attempt runs)',
@@ -156,7 +156,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     app.post(
       `/api/exercises/:id/${child.path}`,
       {
-        config: { auth },
+        config: { auth, auditFailures: `exercise.${child.what}.create` },
         schema: {
           tags,
           summary: `Add a ${child.what} to a draft exercise; answers the exercise and created_id`,
@@ -187,7 +187,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     app.patch(
       `/api/exercises/:id/${child.path}/:childId`,
       {
-        config: { auth },
+        config: { auth, auditFailures: `exercise.${child.what}.update` },
         schema: {
           tags,
           summary: `Change a ${child.what} of a draft exercise`,
@@ -219,7 +219,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     app.delete(
       `/api/exercises/:id/${child.path}/:childId`,
       {
-        config: { auth },
+        config: { auth, auditFailures: `exercise.${child.what}.delete` },
         schema: {
           tags,
           summary: `Delete a ${child.what} of a draft exercise`,
@@ -308,7 +308,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     uploads.put(
       '/api/exercises/:id/sections/:sectionId/archives',
       {
-        config: { auth },
+        config: { auth, auditFailures: 'exercise.archive.upload' },
         schema: { ...uploadSchema, summary: "Upload a section's archive", params: SectionParams },
       },
       async (request, reply) => {
@@ -320,7 +320,7 @@ export const exerciseRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     uploads.put(
       '/api/exercises/:id/archives',
       {
-        config: { auth },
+        config: { auth, auditFailures: 'exercise.archive.upload' },
         schema: {
           ...uploadSchema,
           summary: 'Upload the legacy archive of a sectionless exercise',

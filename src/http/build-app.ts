@@ -18,6 +18,7 @@ import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
 import { roleRoutes } from '../roles/role.routes.ts';
 import { userRoutes } from '../users/user.routes.ts';
+import { auditEntry } from './audit-entry.ts';
 import { createAuthenticateHook } from './authenticate.ts';
 import { ErrorBody } from './common-schemas.ts';
 import { consoleRoutes } from './console.ts';
@@ -145,6 +146,22 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     );
   });
   app.addHook('onRequest', authenticate);
+  // Failures of routes that declare `auditFailures` (route-auth.ts); 401/403 are recorded by the
+  // authentication hook as authz.denied already.
+  app.addHook('onError', async (request, reply, error) => {
+    const action = request.routeOptions.config.auditFailures;
+    if (action === undefined || reply.statusCode === 401 || reply.statusCode === 403) return;
+    const appError = error instanceof AppError ? error : undefined;
+    if (appError && (appError.status === 401 || appError.status === 403)) return;
+    await ctx.audit(
+      auditEntry(request, {
+        action,
+        target: (request.params as { id?: string } | undefined)?.id ?? null,
+        outcome: 'failure',
+        details: { code: appError?.code ?? 'internal', message: error.message.slice(0, 500) },
+      }),
+    );
+  });
   // Control characters and lone surrogates are refused here for every route (text-rules.ts).
   app.addHook('preValidation', createTextRulesHook());
   app.addHook('onSend', async (_request, reply) => {

@@ -20,6 +20,12 @@ export interface RouteInfo {
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /**
+     * The audit action of a route whose handler records its successes itself: when the request
+     * fails (a refused edit, a stale version, a bad upload) a `failure` record with the error code
+     * is written by buildApp, so refusals of destructive or authoring actions leave a trace too.
+     */
+    auditFailures?: string;
   }
   interface FastifyRequest {
     /** Set by the authentication hook; null on public routes without a session. */

@@ -47,7 +47,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/api/exercises/:id/bundle',
     {
-      config: { auth },
+      config: { auth, auditFailures: 'exercise.export' },
       schema: {
         tags,
         summary: 'Export an exercise as a bundle zip (exercise.yaml and its archives, no ids)',
@@ -73,7 +73,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     raw.post(
       '/api/exercises/import',
       {
-        config: { auth },
+        config: { auth, auditFailures: 'exercise.import' },
         schema: {
           tags,
           summary: 'Import a bundle zip as a new draft exercise',
