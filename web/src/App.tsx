@@ -3,6 +3,7 @@ import { type ReactNode, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
 import { ApiError } from './api/client.ts';
 import { useMe } from './api/session.ts';
+import { ErrorNotice } from './components/ErrorNotice.tsx';
 import { Layout, NAV_ITEMS } from './components/Layout.tsx';
 import { AuditPage } from './pages/audit/AuditPage.tsx';
 import { DashboardPage } from './pages/dashboard/DashboardPage.tsx';
@@ -36,9 +37,21 @@ function RequireSignIn({ children }: { children: ReactNode }) {
   const me = useMe();
   const location = useLocation();
   if (me.isPending) return <p className="loading">Loading…</p>;
-  if (me.error) {
+  if (me.error instanceof ApiError && me.error.status === 401) {
     const next = encodeURIComponent(location.pathname + location.search);
     return <Navigate to={`/sign-in?next=${next}`} replace />;
+  }
+  // The service is unreachable or failing: the session may well be fine, so no sign-in form.
+  if (me.error) {
+    return (
+      <main className="sign-in" id="main">
+        <h1>Socdrill is not answering</h1>
+        <ErrorNotice error={me.error} />
+        <button type="button" onClick={() => void me.refetch()}>
+          Try again
+        </button>
+      </main>
+    );
   }
   return children;
 }

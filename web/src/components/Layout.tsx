@@ -1,6 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useNavigate } from 'react-router';
+import { api, call } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
+import { ErrorNotice } from './ErrorNotice.tsx';
 
 /** A page of the console and the capability it needs (null: every signed-in user). */
 export interface NavItem {
@@ -25,10 +27,9 @@ export function Layout() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const signOut = useMutation({
-    mutationFn: async () => {
-      await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
-    },
-    onSettled: () => {
+    mutationFn: () => call(api.POST('/logout')),
+    // Only once the service ended the session: on a shared machine a failed sign-out must show.
+    onSuccess: () => {
       queryClient.clear();
       void navigate('/sign-in');
     },
@@ -60,6 +61,11 @@ export function Layout() {
           </button>
         </div>
       </header>
+      {signOut.error ? (
+        <div className="signout-error">
+          <ErrorNotice error={signOut.error} />
+        </div>
+      ) : null}
       <main id="main" tabIndex={-1}>
         <Outlet />
       </main>

@@ -7,8 +7,17 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 /** Where to go after signing in: a path of this console only (never another origin). */
 export function safeNext(next: string | null): string {
   // `//host` and `/\\host` leave the origin in a browser; back to sign-in would loop.
-  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
-  return next.startsWith('/sign-in') ? '/' : next;
+  if (next === null || !next.startsWith('/')) return '/';
+  // Resolved as a browser would (it drops tabs and newlines, reads `\\` as `/`): another origin,
+  // or sign-in itself, sends the user home instead.
+  let url: URL;
+  try {
+    url = new URL(next, window.location.origin);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== window.location.origin || url.pathname.startsWith('/sign-in')) return '/';
+  return url.pathname + url.search + url.hash;
 }
 
 /** Local sign-in; afterwards the user lands where they were sent from (`?next=`). */

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, call } from '../../api/client.ts';
@@ -54,6 +54,7 @@ export function usePlatformStatus(): PlatformStatus {
   const [state, dispatch] = useReducer(applyStatusEvent, initialStatusState);
   const [generation, setGeneration] = useState(0);
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const first = useQuery({
     queryKey: ['platform-status'],
     queryFn: () => call(api.GET('/api/platform-status')),
@@ -97,9 +98,11 @@ export function usePlatformStatus(): PlatformStatus {
 
   useEffect(() => {
     if (state.ended === 'session_ended' || state.ended === 'session_expired') {
+      // Nothing of the previous user's stays in memory for whoever signs in next on this tab.
+      queryClient.clear();
       void navigate(SESSION_ENDED_URL, { replace: true });
     }
-  }, [state.ended, navigate]);
+  }, [state.ended, navigate, queryClient]);
 
   // The browser gave up (e.g. the stream answered 401): ask the API once, so a lost session ends at
   // sign-in through the console's usual 401 handling.

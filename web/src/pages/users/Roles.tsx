@@ -29,6 +29,8 @@ export function RoleList() {
       setConfirming(null);
       await queryClient.invalidateQueries({ queryKey: ['roles'] });
       await queryClient.invalidateQueries({ queryKey: ['users'] });
+      // A role the signed-in user holds may have changed: their navigation follows.
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
     },
   });
   useFocusOnError(remove.error, errorRef);
@@ -149,6 +151,8 @@ function RoleForm({ role, roles }: { role: Role | undefined; roles: readonly Rol
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['roles'] });
       await queryClient.invalidateQueries({ queryKey: ['users'] });
+      // A role the signed-in user holds may have changed: their navigation follows.
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
       const state: NoticeState = { notice: `Role ${saved.name} ${role ? 'saved' : 'created'}.` };
       await navigate('/users/roles', { state });
     },
