@@ -34,7 +34,7 @@ function json(body: unknown, status = 200): Response {
 }
 
 /** Answers GET /api/audit from `answer(before)`; records each query. */
-function stubAudit(answer: (query: URLSearchParams) => Response) {
+function stubAudit(answer: (query: URLSearchParams) => Response | Promise<Response>) {
   const queries: URLSearchParams[] = [];
   vi.stubGlobal(
     'fetch',
@@ -224,6 +224,30 @@ describe('AuditPage', () => {
     expect(await screen.findByText('target-300')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Records' })).toHaveFocus();
     expect(screen.getByRole('button', { name: 'Previous (newer)' })).toBeDisabled();
+  });
+
+  it('locks the pager while the next page loads, so a double click moves one page', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const queries = stubAudit((q) => {
+      if (q.get('before') === null) return json(records(300, PAGE_SIZE + 1));
+      // The older page is held until the test releases it.
+      return held.then(() => json(records(300 - PAGE_SIZE, PAGE_SIZE + 1)));
+    });
+    const user = userEvent.setup();
+    renderAt('/audit');
+    expect(await screen.findByText('target-300')).toBeInTheDocument();
+    const next = screen.getByRole('button', { name: 'Next (older)' });
+    await user.dblClick(next);
+    expect(next).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Previous (newer)' })).toBeDisabled();
+    release();
+    expect(await screen.findByText('target-250')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Records, page 2' })).toBeInTheDocument();
+    expect(queries.filter((q) => q.has('before')).map((q) => q.get('before'))).toEqual(['251']);
+    expect(screen.getByRole('button', { name: 'Next (older)' })).toBeEnabled();
   });
 
   it('shows details collapsed and a 400 next to its filter', async () => {

@@ -43,6 +43,8 @@ export function AuditPage() {
     placeholderData: keepPreviousData,
   });
   const page = records.data ? pageOf(records.data) : null;
+  // While the next page loads, the previous one stays shown: its cursor must not be pushed again.
+  const paging = records.isPlaceholderData;
 
   const resultsHeading = useRef<HTMLHeadingElement>(null);
   const [moved, setMoved] = useState(0);
@@ -57,11 +59,12 @@ export function AuditPage() {
     setMoved((n) => n + 1);
   };
   const older = () => {
-    if (!page?.next) return;
+    if (paging || !page?.next) return;
     setCursors({ key: appliedKey, stack: [...stack, page.next] });
     setMoved((n) => n + 1);
   };
   const newer = () => {
+    if (paging) return;
     setCursors({ key: appliedKey, stack: stack.slice(0, -1) });
     setMoved((n) => n + 1);
   };
@@ -88,14 +91,19 @@ export function AuditPage() {
               <AuditTable rows={page.rows} busy={records.isFetching} />
             )}
             <nav className="audit-pager" aria-label="Audit pages">
-              <button type="button" className="secondary" onClick={newer} disabled={stack.length === 0}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={newer}
+                disabled={paging || stack.length === 0}
+              >
                 Previous (newer)
               </button>
               <span className="muted" aria-live="polite">
                 Page {stack.length + 1}
                 {records.isFetching ? ' — loading…' : ''}
               </span>
-              <button type="button" className="secondary" onClick={older} disabled={!page.next}>
+              <button type="button" className="secondary" onClick={older} disabled={paging || !page.next}>
                 Next (older)
               </button>
             </nav>

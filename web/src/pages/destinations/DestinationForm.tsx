@@ -232,14 +232,16 @@ export interface DestinationFormProps {
 export function DestinationForm({ kind, destination, onSaved }: DestinationFormProps) {
   const mode = destination ? 'edit' : 'create';
   const model = useMemo(() => buildFormModel(kind, mode), [kind, mode]);
-  const initial = useMemo(() => initialValues(model, destination), [model, destination]);
+  // Frozen at mount, like `values`: a refetch of the destination (another admin's change) must not
+  // turn fields this user left alone into "changes" back to the values the form started from.
+  const [initial] = useState<FormValues>(() => initialValues(model, destination));
   const [values, setValues] = useState<FormValues>(initial);
   const [secretModes, setSecretModes] = useState<Record<string, SecretMode>>({});
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
   const paths = useMemo(() => new Set(allFields(model).map((f) => f.path)), [model]);
-  const secretsSet = useMemo(() => new Set(destination?.secrets_set ?? []), [destination]);
+  const [secretsSet] = useState<ReadonlySet<string>>(() => new Set(destination?.secrets_set ?? []));
 
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
@@ -324,7 +326,7 @@ export function DestinationForm({ kind, destination, onSaved }: DestinationFormP
         ));
         if (section.path === '') {
           return (
-            <fieldset key="top" className="settings-section">
+            <fieldset key={`top:${section.label}`} className="settings-section">
               <legend>{section.label}</legend>
               {fields}
             </fieldset>

@@ -7,8 +7,7 @@ import { DestinationsPage } from './DestinationsPage.tsx';
 import { fakeApi, view } from './fake-api.ts';
 import { KINDS } from './kinds.fixture.ts';
 
-function renderAt(path: string) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+function renderAt(path: string, client = new QueryClient({ defaultOptions: { queries: { retry: false } } })) {
   return render(
     <QueryClientProvider client={client}>
       <MemoryRouter initialEntries={[path]}>
@@ -268,6 +267,26 @@ describe('edit', () => {
     expect(within(token).getByRole('button', { name: 'Undo' })).toHaveFocus();
   });
 
+  it('sends only the fields this user changed when the destination is fetched again meanwhile', async () => {
+    let stored = view();
+    const seen = fakeApi({
+      'GET /api/siem-kinds': { body: KINDS },
+      'GET /api/destinations/splunk-lab': () => ({ body: stored }),
+      'PATCH /api/destinations/splunk-lab': ({ body }) => ({
+        body: { ...stored, ...(body as Record<string, unknown>) },
+      }),
+    });
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    renderAt('/destinations/splunk-lab', client);
+    await userEvent.type(await screen.findByLabelText(/^Sourcetype/), 'lab:leef');
+    // Another admin changes the index and sets the management token; a window-focus refetch sees it.
+    stored = view({ index: 'other', secrets_set: ['token', 'management_token'] });
+    await client.refetchQueries({ queryKey: ['destinations', 'one', 'splunk-lab'] });
+    await userEvent.click(screen.getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(seen.filter((r) => r.method === 'PATCH')).toHaveLength(1));
+    expect(seen.find((r) => r.method === 'PATCH')?.body).toEqual({ sourcetype: 'lab:leef' });
+  });
+
   it('says when nothing changed instead of saving', async () => {
     const seen = fakeApi({
       'GET /api/siem-kinds': { body: KINDS },
@@ -314,5 +333,19 @@ describe('edit', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Delete destination…' }));
     await userEvent.click(screen.getByRole('button', { name: 'Delete splunk-lab' }));
     expect(await screen.findByText(/is a target of noise jobs/)).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Delete splunk-lab' })).toHaveFocus());
+  });
+
+  it('returns focus to the delete button when the confirmation is cancelled', async () => {
+    const seen = fakeApi({
+      'GET /api/siem-kinds': { body: KINDS },
+      'GET /api/destinations/splunk-lab': { body: view() },
+    });
+    renderAt('/destinations/splunk-lab');
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete destination…' }));
+    expect(screen.getByRole('button', { name: 'Delete splunk-lab' })).toHaveFocus();
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.getByRole('button', { name: 'Delete destination…' })).toHaveFocus();
+    expect(seen.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 });

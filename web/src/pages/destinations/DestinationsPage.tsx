@@ -231,6 +231,9 @@ function DeleteDestination({ name }: { name: string }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const confirmRef = useRef<HTMLButtonElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  // Whether the confirm step was open: focus goes back to its trigger only when it closes.
+  const wasConfirming = useRef(false);
   const remove = useMutation({
     mutationFn: () => call(api.DELETE('/api/destinations/{name}', { params: { path: { name } } })),
     onSuccess: () => {
@@ -242,7 +245,13 @@ function DeleteDestination({ name }: { name: string }) {
   });
   useEffect(() => {
     if (confirming) confirmRef.current?.focus();
+    else if (wasConfirming.current) triggerRef.current?.focus();
+    wasConfirming.current = confirming;
   }, [confirming]);
+  // A refused delete leaves the step open: the confirm button, disabled while pending, takes focus back.
+  useEffect(() => {
+    if (remove.error) confirmRef.current?.focus();
+  }, [remove.error]);
   return (
     <div>
       {confirming ? (
@@ -275,7 +284,7 @@ function DeleteDestination({ name }: { name: string }) {
           </div>
         </div>
       ) : (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+        <button ref={triggerRef} type="button" className="danger" onClick={() => setConfirming(true)}>
           Delete destination…
         </button>
       )}

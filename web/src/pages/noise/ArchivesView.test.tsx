@@ -33,7 +33,9 @@ class FakeXhr {
     this.body = body;
     FakeXhr.sent.push(this);
   }
+  aborted = false;
   abort() {
+    this.aborted = true;
     this.onabort?.();
   }
   progress(loaded: number, total: number) {
@@ -157,5 +159,37 @@ describe('archive library', () => {
     await user.click(screen.getByRole('button', { name: 'Confirm delete of noise/proxy.zip' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('is used by noise jobs: "proxy noise"');
     expect(seen.find((r) => r.method === 'DELETE')?.path).toBe('/api/noise/archives/noise/proxy.zip');
+    // The confirm step stays beside the message, its button focused again.
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: 'Confirm delete of noise/proxy.zip' })).toHaveFocus(),
+    );
+    await user.click(screen.getByRole('button', { name: 'Keep' }));
+    expect(screen.getByRole('button', { name: 'Delete noise/proxy.zip' })).toHaveFocus();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('focuses the confirm button when the delete step opens and the trigger when it is kept', async () => {
+    const user = userEvent.setup();
+    const seen = stubService((r) =>
+      r.path === '/api/noise/archives' ? { status: 200, body: stored.slice(0, 1) } : undefined,
+    );
+    renderNoise('/noise/archives');
+    await user.click(await screen.findByRole('button', { name: 'Delete noise/proxy.zip' }));
+    expect(screen.getByRole('button', { name: 'Confirm delete of noise/proxy.zip' })).toHaveFocus();
+    await user.click(screen.getByRole('button', { name: 'Keep' }));
+    expect(screen.getByRole('button', { name: 'Delete noise/proxy.zip' })).toHaveFocus();
+    expect(seen.filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
+  it('cancels an upload still going when the page is left', async () => {
+    const user = userEvent.setup();
+    stubService((r) => (r.path === '/api/noise/archives' ? { status: 200, body: [] } : undefined));
+    const { unmount } = renderNoise('/noise/archives');
+    await user.upload(screen.getByLabelText('Archive (.zip)'), zip());
+    await user.click(screen.getByRole('button', { name: 'Upload' }));
+    const xhr = FakeXhr.sent[0];
+    expect(xhr?.aborted).toBe(false);
+    unmount();
+    expect(xhr?.aborted).toBe(true);
   });
 });

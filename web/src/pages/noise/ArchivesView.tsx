@@ -5,6 +5,7 @@ import { ErrorNotice, FieldError } from '../../components/ErrorNotice.tsx';
 import { archivePathSerializer, defaultStoragePath, formatSize } from './archive-path.ts';
 import { formatUtc } from './cron-preview.ts';
 import { useArchiveUpload } from './useArchiveUpload.ts';
+import { useConfirmStep } from './useConfirmStep.ts';
 
 /** The archive list query, shared with the job form's archive choices. */
 export function useArchives() {
@@ -112,7 +113,6 @@ function UploadForm() {
 }
 
 function ArchiveRowActions({ storagePath, onDeleted }: { storagePath: string; onDeleted: () => void }) {
-  const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: () =>
@@ -122,17 +122,19 @@ function ArchiveRowActions({ storagePath, onDeleted }: { storagePath: string; on
           pathSerializer: archivePathSerializer,
         }),
       ),
+    // The row goes away with the refetched list; a failure keeps the confirm step open beside its message.
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['noise', 'archives'] });
       onDeleted();
     },
-    onSettled: () => setConfirming(false),
   });
+  const step = useConfirmStep(remove.error);
   return (
     <>
-      {confirming ? (
+      {step.confirming ? (
         <div className="toolbar">
           <button
+            ref={step.confirmRef}
             type="button"
             className="danger"
             onClick={() => remove.mutate()}
@@ -140,16 +142,25 @@ function ArchiveRowActions({ storagePath, onDeleted }: { storagePath: string; on
           >
             Confirm delete of {storagePath}
           </button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={remove.isPending}
+            onClick={() => {
+              step.close();
+              remove.reset();
+            }}
+          >
             Keep
           </button>
         </div>
       ) : (
         <button
+          ref={step.triggerRef}
           type="button"
           className="secondary"
           aria-label={`Delete ${storagePath}`}
-          onClick={() => setConfirming(true)}
+          onClick={step.open}
         >
           Delete
         </button>

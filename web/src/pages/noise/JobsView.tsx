@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
@@ -7,6 +7,7 @@ import { formatUtc } from './cron-preview.ts';
 import { JobForm, type SavedJob } from './JobForm.tsx';
 import { NOISE_BASE } from './paths.ts';
 import type { Job } from './types.ts';
+import { useConfirmStep } from './useConfirmStep.ts';
 
 /** Every noise job. */
 export function useJobs() {
@@ -115,7 +116,6 @@ export function JobsView() {
 function DeleteJob({ job }: { job: Job }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
     mutationFn: () => call(api.DELETE('/api/noise/jobs/{id}', { params: { path: { id: job.id } } })),
     onSuccess: async () => {
@@ -123,13 +123,15 @@ function DeleteJob({ job }: { job: Job }) {
       void navigate(`${NOISE_BASE}/jobs`);
     },
   });
+  const step = useConfirmStep(remove.error);
   return (
     <div className="noise-delete">
       <h3>Delete this job</h3>
       <p className="muted">Removes the job and its run history.</p>
-      {confirming ? (
+      {step.confirming ? (
         <div className="toolbar">
           <button
+            ref={step.confirmRef}
             type="button"
             className="danger"
             onClick={() => remove.mutate()}
@@ -137,12 +139,20 @@ function DeleteJob({ job }: { job: Job }) {
           >
             Confirm delete of {job.name}
           </button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={remove.isPending}
+            onClick={() => {
+              step.close();
+              remove.reset();
+            }}
+          >
             Keep
           </button>
         </div>
       ) : (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+        <button ref={step.triggerRef} type="button" className="secondary" onClick={step.open}>
           Delete job
         </button>
       )}

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderNoise, stubService } from './test-helpers.tsx';
@@ -147,5 +147,48 @@ describe('runs', () => {
     renderNoise(`/noise/runs?job_id=${JOB_ID}`);
     await user.click(await screen.findByRole('button', { name: 'Run now' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('is already running (job_running)');
+  });
+
+  it('fetches the list again after a refused run, which records skipped rows', async () => {
+    const user = userEvent.setup();
+    let rows: Run[] = [];
+    const seen = stubService((r) => {
+      if (r.path === '/api/noise/jobs') return { status: 200, body: [job] };
+      if (r.path === '/api/noise/runs') return { status: 200, body: rows };
+      if (r.method === 'POST') {
+        rows = [run('s1', 'splunk-lab', 'skipped', { trigger: 'manual', error: 'skipped: already running' })];
+        return {
+          status: 409,
+          body: {
+            ok: false,
+            error: { code: 'job_running', message: 'Noise job "proxy noise" is already running' },
+          },
+        };
+      }
+      return undefined;
+    });
+    renderNoise(`/noise/runs?job_id=${JOB_ID}`);
+    await user.click(await screen.findByRole('button', { name: 'Run now' }));
+    expect(await screen.findByText('skipped')).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('is already running');
+    expect(seen.filter((r) => r.path === '/api/noise/runs')).toHaveLength(2);
+  });
+
+  it('checks every 15 s for runs started elsewhere while none is live', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let rows: Run[] = [];
+    const seen = stubService((r) => {
+      if (r.path === '/api/noise/jobs') return { status: 200, body: [job] };
+      if (r.path === '/api/noise/runs') return { status: 200, body: rows };
+      return undefined;
+    });
+    renderNoise(`/noise/runs?job_id=${JOB_ID}`);
+    expect(await screen.findByText(/no run yet\. Checked for new runs every 15 s\./)).toBeInTheDocument();
+    rows = [run('c1', 'splunk-lab', 'running')];
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    expect(seen.filter((r) => r.path === '/api/noise/runs')).toHaveLength(1);
+    await act(() => vi.advanceTimersByTimeAsync(5_000));
+    expect(await screen.findByText('running')).toBeInTheDocument();
+    expect(seen.filter((r) => r.path === '/api/noise/runs')).toHaveLength(2);
   });
 });

@@ -9,6 +9,8 @@ import { anyLive, countByStatus } from './run-status.ts';
 
 /** Milliseconds between two fetches of the run list while a run is pending or running. */
 export const LIVE_REFETCH_MS = 2000;
+/** Milliseconds between two fetches otherwise, so runs started elsewhere (scheduler, wipe re-run) appear. */
+export const IDLE_REFETCH_MS = 15_000;
 
 function when(value: string | null): string {
   return value ? formatUtc(new Date(value)) : '—';
@@ -28,7 +30,7 @@ export function RunsView() {
     queryKey: ['noise', 'runs', jobId],
     queryFn: () => call(api.GET('/api/noise/runs', { params: { query: { job_id: jobId } } })),
     enabled: jobId !== '',
-    refetchInterval: (query) => (anyLive(query.state.data) ? LIVE_REFETCH_MS : false),
+    refetchInterval: (query) => (anyLive(query.state.data) ? LIVE_REFETCH_MS : IDLE_REFETCH_MS),
   });
 
   const runNow = useMutation({
@@ -36,12 +38,12 @@ export function RunsView() {
       call(
         api.POST('/api/noise/jobs/{id}/runs', { params: { path: { id: jobId } }, body: { dispatch: true } }),
       ),
-    onSuccess: async (answer) => {
-      setStarted(new Set(Object.values(answer.run_ids)));
+    onSuccess: (answer) => setStarted(new Set(Object.values(answer.run_ids))),
+    // A refusal adds rows too (a 409 job_running records skipped runs): the list is fetched either way.
+    onSettled: async () => {
       await queryClient.invalidateQueries({ queryKey: ['noise', 'runs', jobId] });
       resultRef.current?.focus();
     },
-    onError: () => resultRef.current?.focus(),
   });
 
   const job = jobs.data?.find((j) => j.id === jobId);
@@ -105,7 +107,9 @@ export function RunsView() {
               ? 'no run yet.'
               : `${runs.data.length} run(s) — ${counts.map((c) => `${c.count} ${c.status}`).join(', ')}; ` +
                 `${totals.shipped} events shipped, ${totals.failed} failed.`}
-            {anyLive(runs.data) ? ' Updating every 2 s while runs are going.' : ''}
+            {anyLive(runs.data)
+              ? ' Updating every 2 s while runs are going.'
+              : ' Checked for new runs every 15 s.'}
           </p>
           {runs.data.length > 0 ? (
             <table aria-label="Run history">

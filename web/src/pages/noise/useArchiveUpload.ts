@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api/client.ts';
 import { encodeStoragePath } from './archive-path.ts';
 
@@ -66,7 +66,7 @@ export function uploadArchive(
 
 /**
  * An archive upload as a mutation, with its progress and a way to cancel it; the archive list is
- * fetched again when it succeeds.
+ * fetched again when it succeeds, and an upload still going is cancelled when the form unmounts.
  */
 export function useArchiveUpload() {
   const queryClient = useQueryClient();
@@ -84,5 +84,7 @@ export function useArchiveUpload() {
     },
   });
   const cancel = useCallback(() => controller.current?.abort(), []);
+  // Leaving the page stops an upload still going: nobody is left to see its progress or outcome.
+  useEffect(() => () => controller.current?.abort(), []);
   return { mutation, progress, cancel };
 }

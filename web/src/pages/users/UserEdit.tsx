@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { ErrorNotice, FieldError } from '../../components/ErrorNotice.tsx';
@@ -67,6 +67,9 @@ function UserForms({
   const detailsForm = useRef<HTMLFormElement>(null);
   const passwordForm = useRef<HTMLFormElement>(null);
   const statusArea = useRef<HTMLDivElement>(null);
+  const confirmDeleteButton = useRef<HTMLButtonElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
 
   const patch = (body: UserPatch) =>
     call(api.PATCH('/api/users/{id}', { params: { path: { id: user.id } }, body }));
@@ -108,6 +111,12 @@ function UserForms({
   useFocusOnError(details.error, detailsForm);
   useFocusOnError(reset.error, passwordForm);
   useFocusOnError(status.error ?? remove.error, statusArea);
+  // The delete confirmation takes focus when it opens and gives it back to "Delete user…" when kept.
+  useEffect(() => {
+    if (confirmDelete) confirmDeleteButton.current?.focus();
+    else if (wasConfirming.current) deleteButton.current?.focus();
+    wasConfirming.current = confirmDelete;
+  }, [confirmDelete]);
 
   const onDetails = (event: FormEvent) => {
     event.preventDefault();
@@ -212,6 +221,7 @@ function UserForms({
             {confirmDelete ? (
               <>
                 <button
+                  ref={confirmDeleteButton}
                   type="button"
                   className="danger"
                   disabled={remove.isPending}
@@ -219,12 +229,22 @@ function UserForms({
                 >
                   {remove.isPending ? 'Deleting…' : `Delete ${user.email} for good`}
                 </button>
-                <button type="button" className="secondary" onClick={() => setConfirmDelete(false)}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={remove.isPending}
+                  onClick={() => setConfirmDelete(false)}
+                >
                   Keep user
                 </button>
               </>
             ) : (
-              <button type="button" className="secondary" onClick={() => setConfirmDelete(true)}>
+              <button
+                ref={deleteButton}
+                type="button"
+                className="secondary"
+                onClick={() => setConfirmDelete(true)}
+              >
                 Delete user…
               </button>
             )}

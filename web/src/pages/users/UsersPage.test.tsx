@@ -202,6 +202,28 @@ describe('user list and user page', () => {
     expect(field).toHaveAccessibleDescription(expect.stringContaining('must be at least 8 characters'));
     expect(field).toHaveFocus();
   });
+
+  it('moves focus into the delete confirmation, back to its trigger, and to a refusal', async () => {
+    const requests = stubApi((request, url) =>
+      request.method === 'DELETE' && url.pathname === `/api/users/${ada.id}`
+        ? json({ ok: false, error: { code: 'conflict', message: 'The last admin cannot be deleted' } }, 409)
+        : undefined,
+    );
+    const user = userEvent.setup();
+    renderAt(`/users/${ada.id}`);
+    await user.click(await screen.findByRole('button', { name: 'Delete user…' }));
+    expect(screen.getByRole('button', { name: 'Delete ada@example.test for good' })).toHaveFocus();
+    await user.click(screen.getByRole('button', { name: 'Keep user' }));
+    expect(screen.getByRole('button', { name: 'Delete user…' })).toHaveFocus();
+    expect(requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Delete user…' }));
+    await user.click(screen.getByRole('button', { name: 'Delete ada@example.test for good' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The last admin cannot be deleted');
+    expect(alert.parentElement).toHaveFocus();
+    expect(screen.getByRole('button', { name: 'Delete ada@example.test for good' })).toBeEnabled();
+  });
 });
 
 describe('roles', () => {

@@ -42,7 +42,7 @@ function json(body: unknown, status = 200): Response {
 }
 
 /** Stubs the API: the SIEM list, and `wipe` for DELETE /api/sessions; records the requests. */
-function stubApi(wipe: () => Response, list: () => Response = () => json(siems)) {
+function stubApi(wipe: () => Response | Promise<Response>, list: () => Response = () => json(siems)) {
   const requests: Request[] = [];
   vi.stubGlobal(
     'fetch',
@@ -123,6 +123,35 @@ describe('WipePage', () => {
 
     const wipe = requests.find((r) => r.method === 'DELETE');
     expect(new URL(wipe!.url).searchParams.getAll('siem')).toEqual(['splunk-lab', 'elastic-lab']);
+  });
+
+  it('locks the SIEM choice while the wipe runs and names what is being wiped', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    stubApi(() =>
+      held.then(() =>
+        json({ ok: true, wiped: ['splunk-lab'], skipped: [], re_fired: [], re_fire_errors: [] }),
+      ),
+    );
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByLabelText('splunk-lab'));
+    await user.type(screen.getByLabelText('Confirmation'), 'wipe splunk-lab');
+    await user.click(screen.getByRole('button', { name: 'Wipe permanently' }));
+
+    expect(await screen.findByRole('heading', { name: 'Wiping' })).toBeInTheDocument();
+    expect(screen.getByRole('group', { name: 'SIEM destinations' })).toBeDisabled();
+    expect(screen.getByLabelText('elastic-lab')).toBeDisabled();
+    expect(screen.getByText(/Deleting from splunk-lab\./)).toBeInTheDocument();
+    // A click on the locked list changes nothing.
+    await user.click(screen.getByLabelText('elastic-lab'));
+    expect(screen.getByLabelText('elastic-lab')).not.toBeChecked();
+
+    release();
+    expect(await screen.findByRole('heading', { name: 'Wipe finished' })).toHaveFocus();
+    expect(screen.getByLabelText('elastic-lab')).toBeEnabled();
   });
 
   it('shows the per-SIEM errors of a 502 with what was wiped', async () => {

@@ -64,7 +64,11 @@ export function WipePage() {
           {siems.error ? (
             <ErrorNotice error={siems.error} />
           ) : siems.data ? (
-            <fieldset className="wipe-siems" aria-describedby={`${ids}-siem-error`}>
+            <fieldset
+              className="wipe-siems"
+              aria-describedby={`${ids}-siem-error`}
+              disabled={mutation.isPending}
+            >
               <legend>SIEM destinations</legend>
               {all.length === 0 ? <p className="muted">No SIEM destination is configured.</p> : null}
               <ul>
@@ -128,8 +132,8 @@ export function WipePage() {
           <h2>Wiping</h2>
           <progress aria-label="Wipe in progress" />
           <p className="muted">
-            Deleting from {names.join(', ')}. The answer can take up to two minutes while noise jobs run
-            again.
+            Deleting from {(mutation.variables ?? []).join(', ')}. The answer can take up to two minutes while
+            noise jobs run again.
           </p>
         </section>
       ) : null}
