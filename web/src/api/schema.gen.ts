@@ -6076,7 +6076,7 @@ export interface paths {
                             rejected: number;
                             /** Format: date-time */
                             expires_at: string;
-                            state: "open" | "full" | "expired";
+                            state: "open" | "full" | "expired" | "finished";
                         };
                     };
                 };
@@ -6263,7 +6263,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close the intake and store what arrived as the section's archive (as an upload) */
+        /** Close the intake and store what arrived as the section's archive (as an upload); when storing fails the data stays and finish may be tried again */
         post: {
             parameters: {
                 query?: never;
