@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { withCurrentSchemaIntrospection } from './current-schema-introspector.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGLITE_OPTIONS } from './pglite-options.ts';
+import { createPgliteDataDir } from './pglite-template.ts';
 import type { Database } from './schema.ts';
 
 /** An open database and how to close it. */
@@ -26,30 +25,13 @@ export async function openDatabase(opts: {
   const lock = lockDataDir(opts.dataDir);
   try {
     const pgdata = path.join(opts.dataDir, 'pgdata');
-    if (!existsSync(pgdata)) await initdbInChild(pgdata);
+    if (!existsSync(pgdata)) await createPgliteDataDir(pgdata);
     const pglite = await PGlite.create(pgdata, PGLITE_OPTIONS);
     return wrapPglite(pglite, () => lock.release());
   } catch (err) {
     lock.release();
     throw err;
   }
-}
-
-const INITDB_SCRIPT = path.join(import.meta.dirname, 'pglite-initdb.ts');
-
-/**
- * Creates a new PGlite data dir in a short-lived child process: PGlite's initdb runs a second
- * Postgres instance beside the first, whose WebAssembly memory stays in the process until a full
- * collection that an idle service may not run for a long time (a first start idled at 770 MiB
- * against 240 on reopen). The child writes next to `pgdata` and renames on success, so a killed
- * first start leaves no half-made data dir.
- */
-async function initdbInChild(pgdata: string): Promise<void> {
-  const partial = `${pgdata}.initdb`;
-  rmSync(partial, { recursive: true, force: true });
-  // --liftoff-only: V8's optimising compiler held 450-500 MiB for a while compiling Postgres.
-  await promisify(execFile)(process.execPath, ['--liftoff-only', INITDB_SCRIPT, partial]);
-  renameSync(partial, pgdata);
 }
 
 /** Opens a pooled PostgreSQL connection; `searchPath` pins every connection to one schema (tests). */
