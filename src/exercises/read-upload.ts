@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { AppError } from '../errors.ts';
 
 /**
@@ -14,14 +14,16 @@ export async function readUpload(body: unknown, maxBytes: number, declaredLength
   }
   const chunks: Buffer[] = [];
   let seen = 0;
-  for await (const chunk of body) {
-    seen += (chunk as Buffer).length;
-    if (seen > maxBytes) {
-      body.destroy();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(chunk as Buffer);
-  }
+  // Counted in a pass-through, not by iterating the request itself: leaving the loop early then
+  // destroys the counter only, and the request stays whole for the 413 to be answered on it.
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+      seen += chunk.length;
+      callback(seen > maxBytes ? tooLarge(maxBytes) : null, seen > maxBytes ? undefined : chunk);
+    },
+  });
+  body.once('error', (err) => counter.destroy(err));
+  for await (const chunk of body.pipe(counter)) chunks.push(chunk as Buffer);
   if (seen === 0) throw new AppError('invalid_input', 'The upload is empty');
   return Buffer.concat(chunks, seen);
 }
