@@ -46,6 +46,7 @@ function scripted(indexes: IndexSupport, answers: Answer[], sent: Sent[]) {
       indexCreation: false,
       wipe: false,
       sourceIdentity: false,
+      logSources: false,
     },
     indexNameProblem: (name) => plainIndexNameProblem(name, { dots: false }),
     create: (destination): EventSiemClient => ({

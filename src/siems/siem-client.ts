@@ -3,6 +3,8 @@ import type { Destination } from '../destinations/destination-types.ts';
 import type { Logger } from '../logger.ts';
 import type { FramePiece } from '../pipeline/frames/frame-format.ts';
 import type { OutboundEvent } from '../pipeline/shipment/outbound-event.ts';
+import type { CheckStep } from './check-step.ts';
+import type { LogSourceAdmin } from './log-source-admin.ts';
 import type { SiemFailure } from './siem-failure.ts';
 
 /** Running counters of a shipment; shipped + failed = events handed to the client at the end. */
@@ -39,13 +41,7 @@ export type IndexOutcome =
   | { ok: true; index: string; created?: boolean; deleted?: number | null }
   | { ok: false; index: string; error: string };
 
-/** One probe of a connectivity check. */
-export interface CheckStep {
-  name: string;
-  ok: boolean;
-  message: string;
-  endpoint?: string;
-}
+export type { CheckStep } from './check-step.ts';
 
 /** The side of a client every kind has: its destination, the check, indexes and wipes, close. */
 interface SiemClientBase {
@@ -56,6 +52,11 @@ interface SiemClientBase {
   ensureIndex?(index: string, signal?: AbortSignal): Promise<IndexOutcome>;
   /** Permanently deletes the events of each index; present when the kind has `wipe`. */
   wipe?(indexes: readonly string[], signal?: AbortSignal): Promise<IndexOutcome[]>;
+  /**
+   * Log sources and offenses on the SIEM's console; present when the kind has `logSources` and
+   * the destination has console settings.
+   */
+  readonly logSources?: LogSourceAdmin;
   /** Ends sockets and agents. */
   close(): Promise<void>;
 }

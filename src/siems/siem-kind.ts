@@ -27,6 +27,11 @@ export interface SiemCapabilities {
   readonly wipe: boolean;
   /** A shipment may name the syslog HOSTNAME its events carry (per-exercise log sources). */
   readonly sourceIdentity: boolean;
+  /**
+   * It has a console with log sources and offenses: its clients offer `logSources`
+   * (log-source-admin.ts) when the destination is configured for it (SIEM Q, spec 2.6 and 3.4).
+   */
+  readonly logSources: boolean;
 }
 
 /** A destination of a kind whose settings are `P`, as its client reads it. */

@@ -22,6 +22,7 @@ export function bulkKind(options: HttpDriverOptions = {}): AnySiemKind {
       indexCreation: true,
       wipe: true,
       sourceIdentity: false,
+      logSources: false,
     },
     indexNameProblem: (name) => plainIndexNameProblem(name, { dots: true }),
     settingsProblems(settings) {

@@ -21,6 +21,7 @@ export function hecKind(options: HecDriverOptions = {}): AnySiemKind {
       indexCreation: true,
       wipe: true,
       sourceIdentity: false,
+      logSources: false,
     },
     indexNameProblem: (name) => plainIndexNameProblem(name, { dots: false }),
     settingsProblems(settings) {

@@ -1,12 +1,6 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syslogDestination } from '../../../test/fixtures/syslog-destination.ts';
+import { findRsyslogd, type Rsyslogd, startRsyslogd } from '../../../test/helpers/rsyslogd.ts';
 import { systemClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import { eventFrames } from '../../pipeline/frames/shipment-frames.ts';
@@ -16,53 +10,7 @@ import { createSyslogDriver } from './syslog-driver.ts';
 import { syslogFrameFormat } from './syslog-frame-format.ts';
 import type { SyslogDestination } from './syslog-tcp-settings.ts';
 
-// A private rsyslogd from Debian's package (.ci/run installs it): its own config, work directory
-// and pid file under .tmp, one imtcp input on a free loopback port, one omfile action. No
-// imuxsock/imklog, so it never touches the machine's own logging.
-
-const RSYSLOGD = '/usr/sbin/rsyslogd';
-
-function findRsyslogd(): string | null {
-  try {
-    accessSync(RSYSLOGD, constants.X_OK);
-    return RSYSLOGD;
-  } catch {
-    return null;
-  }
-}
-
 const binary = findRsyslogd();
-if (!binary && process.env.CI) {
-  throw new Error('rsyslogd is not installed but CI is set: apt-get install -y rsyslog');
-}
-if (!binary)
-  console.warn(`Skipping the rsyslog integration test: no ${RSYSLOGD} (apt-get install -y rsyslog).`);
-
-const tmpRoot = fileURLToPath(new URL('../../../.tmp', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function untilListening(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`rsyslogd exited with code ${child.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`rsyslogd did not listen on ${port}`);
-}
 
 /** rsyslog escapes control characters on receipt as `#` and three octal digits. */
 const rsyslogEscaped = (text: string) =>
@@ -102,59 +50,15 @@ function leefLine(i: number, extra: string): string {
 }
 
 describe.skipIf(!binary)('syslog_tcp driver against a real rsyslogd', () => {
-  let dir: string;
-  let out: string;
-  let port: number;
-  let rsyslogd: ChildProcess;
+  let rsyslogd: Rsyslogd;
   const t0 = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
 
   beforeAll(async () => {
-    mkdirSync(tmpRoot, { recursive: true });
-    dir = mkdtempSync(path.join(tmpRoot, 'rsyslog-'));
-    out = path.join(dir, 'messages.log');
-    port = await freePort();
-    const conf = path.join(dir, 'rsyslog.conf');
-    writeFileSync(
-      conf,
-      [
-        `global(workDirectory="${dir}" maxMessageSize="64k")`,
-        'module(load="imtcp")',
-        'template(name="lab" type="string" string="%timereported:::date-rfc3339% %hostname% %syslogtag% %msg%\\n")',
-        `ruleset(name="lab") { action(type="omfile" file="${out}" template="lab") }`,
-        `input(type="imtcp" address="127.0.0.1" port="${port}" ruleset="lab")`,
-        '',
-      ].join('\n'),
-    );
-    execFileSync(binary as string, ['-N1', '-f', conf], { stdio: 'pipe' });
-    rsyslogd = spawn(binary as string, ['-n', '-f', conf, '-i', path.join(dir, 'rsyslogd.pid')], {
-      env: { ...process.env, TZ: 'UTC' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    await untilListening(port, rsyslogd);
+    rsyslogd = await startRsyslogd(binary as string);
   });
-
   afterAll(async () => {
-    if (rsyslogd && rsyslogd.exitCode === null) {
-      rsyslogd.kill('SIGTERM');
-      await once(rsyslogd, 'exit');
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await rsyslogd?.close();
   });
-
-  /** The written lines of `host`, once there are `count` of them. */
-  async function linesOf(host: string, count: number): Promise<string[]> {
-    let lines: string[] = [];
-    for (let i = 0; i < 400; i++) {
-      let text = '';
-      try {
-        text = readFileSync(out, 'utf8');
-      } catch {}
-      lines = text.split('\n').filter((line) => line.split(' ')[1] === host);
-      if (lines.length >= count) return lines;
-      await sleep(50);
-    }
-    return lines;
-  }
 
   const cases: Array<[SyslogFormat, Framing]> = [
     ['rfc3164', 'lf'],
@@ -186,16 +90,16 @@ describe.skipIf(!binary)('syslog_tcp driver against a real rsyslogd', () => {
           yield batch;
         }
       };
-      const driver = createSyslogDriver(destination(port, format, framing), {
+      const driver = createSyslogDriver(destination(rsyslogd.port, format, framing), {
         log: createLogger('silent'),
         clock: systemClock,
       });
       // Frames as the shipping path writes them: the kind's frame format with the identity.
-      const frames = syslogFrameFormat(destination(port, format, framing), host);
+      const frames = syslogFrameFormat(destination(rsyslogd.port, format, framing), host);
       const result = await driver.send(eventFrames(batches(), frames, Date.now()));
       expect(result).toMatchObject({ shipped: total, failed: 0, retried: 0, errors: [] });
 
-      const lines = await linesOf(host, total);
+      const lines = await rsyslogd.linesOf(host, total);
       expect(lines).toEqual(
         Array.from(
           { length: total },

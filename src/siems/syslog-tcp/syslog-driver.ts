@@ -1,12 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { FramePiece } from '../../pipeline/frames/frame-format.ts';
+import type { LogSourceAdmin } from '../log-source-admin.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, realWait, type Wait } from '../shared/backoff.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
-import { secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
+import { type SecretScrubber, secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { siemMessage } from '../shared/siem-message.ts';
 import type { CheckStep, FrameSiemClient, SendOptions, ShipResult, SiemDeps } from '../siem-client.ts';
 import { type Failure, failure } from '../siem-failure.ts';
 import { type ConfirmLimits, DEFAULT_CONFIRM_LIMITS, DeliveryWindow } from './delivery-window.ts';
+import { createSiemQAdmin } from './siem-q/siem-q-admin.ts';
+import { type ConsoleOptions, SiemQConsole } from './siem-q/siem-q-console.ts';
+import { SiemQSetupCache } from './siem-q/siem-q-setup-cache.ts';
 import { checkSyslog } from './syslog-check.ts';
 import {
   DEFAULT_SYSLOG_TIMEOUTS,
@@ -29,6 +34,10 @@ export interface SyslogDriverOptions {
   readonly wait?: Wait;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
+  /** SIEM Q console: its timeouts and retries (tests shorten them). */
+  readonly console?: Pick<ConsoleOptions, 'timeouts' | 'retry'>;
+  /** Resolved console ids, shared by the clients of one kind instance. */
+  readonly setupCache?: SiemQSetupCache;
 }
 
 /**
@@ -62,6 +71,7 @@ export function createSyslogDriver(
   if (destination.tls && !destination.tls_verify) {
     deps.log.warn({ siem }, 'TLS certificate verification is off for this SIEM (tls_verify=false).');
   }
+  const siemQ = siemQConsole(destination, deps, options, scrubber);
 
   return {
     intake: 'frames',
@@ -124,12 +134,57 @@ export function createSyslogDriver(
       return logShipResult(deps.log, siem, ledger.result());
     },
 
+    ...(siemQ !== undefined ? { logSources: siemQ.admin } : {}),
+
     async check(signal = new AbortController().signal): Promise<CheckStep[]> {
       const steps = await checkSyslog(destination, connect, signal);
+      if (siemQ !== undefined) steps.push(...(await siemQ.admin.check(signal)));
       return steps.map((step) => ({ ...step, message: scrubber.text(step.message) }));
     },
 
-    /** Shipments open and close their own connections; there is nothing held between them. */
-    async close(): Promise<void> {},
+    /** Shipments open and close their own connections; only the console's pool is held. */
+    async close(): Promise<void> {
+      await siemQ?.api.close();
+    },
   };
+}
+
+/** The console client of a destination with SIEM Q settings (and a token), else undefined. */
+function siemQConsole(
+  destination: SyslogDestination,
+  deps: SiemDeps,
+  options: SyslogDriverOptions,
+  scrubber: SecretScrubber,
+): { api: SiemQConsole; admin: LogSourceAdmin } | undefined {
+  const settings = destination.siem_q;
+  if (settings === null || settings === undefined || !settings.token) return undefined;
+  if (!settings.tls_verify && settings.console_url.startsWith('https:')) {
+    deps.log.warn(
+      { siem: destination.name },
+      'TLS certificate verification is off for this SIEM Q console (siem_q.tls_verify=false).',
+    );
+  }
+  const api = new SiemQConsole(settings, destination.name, scrubber, {
+    ...options.console,
+    wait: options.wait ?? realWait,
+    ...(options.random !== undefined ? { random: options.random } : {}),
+    now: () => deps.clock.now(),
+  });
+  // Any change of the console settings (token included) is a new revision; hashed, never kept raw.
+  const revision = createHash('sha256')
+    .update(`${destination.id}\u0000${JSON.stringify(settings)}`)
+    .digest('hex')
+    .slice(0, 24);
+  const admin = createSiemQAdmin(
+    {
+      siem: destination.name,
+      revision,
+      settings,
+      provision: destination.provision_log_source,
+      offenseCleanup: destination.offense_cleanup,
+    },
+    api,
+    options.setupCache ?? new SiemQSetupCache(() => deps.clock.now()),
+  );
+  return { api, admin };
 }

@@ -1,5 +1,6 @@
 import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { type AnySiemKind, defineSiemKind } from '../siem-kind.ts';
+import { SiemQSetupCache } from './siem-q/siem-q-setup-cache.ts';
 import { createSyslogDriver, type SyslogDriverOptions } from './syslog-driver.ts';
 import { type SyslogFrameOptions, syslogFrameFormat } from './syslog-frame-format.ts';
 import { SyslogTcpSettings } from './syslog-tcp-settings.ts';
@@ -9,6 +10,8 @@ import { SyslogTcpSettings } from './syslog-tcp-settings.ts';
  * messages; no indexes of its own (the lab index travels as `labIndex=`) and nothing to delete.
  */
 export function syslogTcpKind(options: SyslogDriverOptions & SyslogFrameOptions = {}): AnySiemKind {
+  // Resolved console ids of this kind instance's destinations (one per service context).
+  let setupCache: SiemQSetupCache | undefined;
   return defineSiemKind({
     name: 'syslog_tcp',
     title: 'Syslog over TCP/TLS (SIEM Q and others)',
@@ -22,6 +25,7 @@ export function syslogTcpKind(options: SyslogDriverOptions & SyslogFrameOptions 
       indexCreation: false,
       wipe: false,
       sourceIdentity: true,
+      logSources: true,
     },
     indexNameProblem: (name) => plainIndexNameProblem(name, { dots: false }),
     settingsProblems(settings): Record<string, string> {
@@ -32,6 +36,9 @@ export function syslogTcpKind(options: SyslogDriverOptions & SyslogFrameOptions 
         return { 'siem_q.token': 'is required when provision_log_source or offense_cleanup is on' };
       return {};
     },
-    create: (destination, deps) => createSyslogDriver(destination, deps, options),
+    create: (destination, deps) => {
+      setupCache ??= new SiemQSetupCache(() => deps.clock.now());
+      return createSyslogDriver(destination, deps, { ...options, setupCache });
+    },
   });
 }

@@ -22,6 +22,14 @@ export const SiemQSettings = Type.Object(
       Type.String({ maxLength: 256, description: 'log source protocol name' }),
       'Syslog',
     ),
+    closing_reason: Defaulted(
+      Type.String({
+        minLength: 1,
+        maxLength: 60,
+        description: 'offense closing reason (its text) used by offense cleanup',
+      }),
+      'Non-Issue',
+    ),
     ...TlsSettings,
   },
   { description: 'SIEM Q console API settings' },

@@ -17,6 +17,7 @@ export function linesKind(): AnySiemKind {
       indexCreation: true,
       wipe: true,
       sourceIdentity: false,
+      logSources: false,
     },
     indexNameProblem: (name) => plainIndexNameProblem(name, { dots: false }),
     create: (destination) => createLinesClient(destination),
