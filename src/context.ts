@@ -19,6 +19,7 @@ import {
   type ExerciseServices,
   type ExerciseServicesOptions,
 } from './exercises/exercise-services.ts';
+import { LogSourceService } from './log-sources/log-source-service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DownloadGate } from './net/download-gate.ts';
@@ -79,6 +80,8 @@ export interface AppContext {
   readonly noise: NoiseServices;
   /** Exercise attempts, the section release tick, live intakes and the SIEM Q seams. */
   readonly exercises: ExerciseServices;
+  /** SIEM Q log sources of exercises: provisioning, readiness, offense cleanup (src/log-sources). */
+  readonly logSources: LogSourceService;
   /** Platform-status poller, probes and event streams. */
   readonly platformStatus: PlatformStatus;
   /** Prometheus metrics of this context (own registry); served on METRICS_PORT by main.ts. */
@@ -236,8 +239,19 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     let stopping: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
     const stopSignal = new AbortController();
+    const logSources = new LogSourceService({ db, siems, clock, log });
     const exercises = createExerciseServices(
-      { config, db, clock, log, storage, shipping, stopping: stopSignal.signal, owner: instanceId },
+      {
+        config,
+        db,
+        clock,
+        log,
+        storage,
+        shipping,
+        stopping: stopSignal.signal,
+        owner: instanceId,
+        logSources,
+      },
       overrides.exercises,
     );
     const stop = () => {
@@ -271,6 +285,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       runs,
       noise,
       exercises,
+      logSources,
       platformStatus,
       metrics,
       verifyDispatchToken:

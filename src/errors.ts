@@ -20,6 +20,9 @@ export type ErrorCode =
   | 'siem_error'
   | 'shipment_deadline'
   | 'siem_unreachable'
+  | 'siem_q_not_ready'
+  | 'siem_q_unreachable'
+  | 'siem_q_error'
   | 'bad_gateway'
   | 'unavailable'
   | 'internal';
@@ -48,6 +51,11 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   // A shipment stopped by SHIPMENT_DEADLINE_SECONDS: a failure while shipping (decisions.md §5).
   shipment_deadline: 500,
   siem_unreachable: 500,
+  // Spec 3.3: a section's log source is not ready; details.sections names each and why.
+  siem_q_not_ready: 409,
+  // Spec 4.2: the SIEM Q console could not be reached, or refused (token, settings): start fails.
+  siem_q_unreachable: 500,
+  siem_q_error: 500,
   internal: 500,
   bad_gateway: 502,
   // spec part 7 lists 400/401/403/500 for session start: a failed download is a 500 there.

@@ -79,7 +79,7 @@ export interface AttemptView {
   completed_at: string | null;
   score: number | null;
   max_score: number | null;
-  offense_cleanup: Record<string, unknown> | null;
+  offense_cleanup: { status: string; [detail: string]: unknown } | null;
   sections: AttemptSectionView[];
   artifacts: Array<{
     id: string;
@@ -872,7 +872,7 @@ export class AttemptService {
       completed_at: attempt.completed_at?.toISOString() ?? null,
       score: attempt.score,
       max_score: attempt.max_score,
-      offense_cleanup: attempt.offense_cleanup,
+      offense_cleanup: attempt.offense_cleanup as AttemptView['offense_cleanup'],
       sections: sortRows(rows, exercise).map((row) => {
         const section = exercise.sections.find((s) => s.id === row.section_key);
         const view: AttemptSectionView = {

@@ -20,6 +20,15 @@ const SectionStatus = Type.Union([
   Type.Literal('shipped'),
   Type.Literal('failed'),
 ]);
+/**
+ * The after-complete hook's result for the attempt's last run (SIEM Q offense cleanup, decisions.md
+ * §7: attempt_id, status ok | partial | failed, found, closed, failed, error), null when none ran.
+ */
+const OffenseCleanupView = Type.Object(
+  { status: Type.String({ description: 'ok | partial | failed' }) },
+  { additionalProperties: true },
+);
+
 const AttemptSection = Type.Object({
   section_id: Type.String({ description: "the section's id, or `legacy` for a sectionless exercise" }),
   name: Type.String(),
@@ -43,7 +52,7 @@ const AttemptView = Type.Object({
   completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   score: Type.Union([Type.Integer(), Type.Null()]),
   max_score: Type.Union([Type.Integer(), Type.Null()]),
-  offense_cleanup: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  offense_cleanup: Type.Union([OffenseCleanupView, Type.Null()]),
   sections: Type.Array(AttemptSection),
   artifacts: Type.Array(
     Type.Object({
@@ -304,10 +313,7 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
           200: Type.Object({
             score: Type.Integer(),
             max_score: Type.Integer(),
-            offense_cleanup: Type.Union([
-              Type.Object({ status: Type.String() }, { additionalProperties: true }),
-              Type.Null(),
-            ]),
+            offense_cleanup: Type.Union([OffenseCleanupView, Type.Null()]),
           }),
           ...errors(401, 403, 404, 409),
         },

@@ -276,6 +276,24 @@ export interface AttemptHintsTable {
   revealed_at: Time;
 }
 
+/** A SIEM Q log source of one exercise section (or a sectionless exercise) on one destination. */
+export interface ExerciseLogSourcesTable {
+  id: string;
+  exercise_id: string;
+  section_id: string | null;
+  /** The section id, or 'legacy'. */
+  section_key: string;
+  siem: string;
+  identifier: string;
+  name: string;
+  status: 'provisioned' | 'missing' | 'failed';
+  log_source_id: OptionalBigInt8;
+  requires_deploy: boolean;
+  error: OptionalText;
+  checked_at: Time;
+  created_at: CreatedAt;
+}
+
 /** The whole database as Kysely sees it; feature issues add their tables here. */
 export interface Database {
   users: UsersTable;
@@ -298,6 +316,7 @@ export interface Database {
   attempt_submissions: AttemptSubmissionsTable;
   attempt_findings: AttemptFindingsTable;
   attempt_hints: AttemptHintsTable;
+  exercise_log_sources: ExerciseLogSourcesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

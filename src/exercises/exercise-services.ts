@@ -4,13 +4,13 @@ import { AttemptService } from '../attempts/attempt-service.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
+import type { LogSourceService } from '../log-sources/log-source-service.ts';
 import type { Logger } from '../logger.ts';
 import { Ticker } from '../runs/ticker.ts';
 import type { Shipping } from '../shipping/shipping.ts';
 import type { ObjectStorage } from '../storage/object-storage.ts';
 import { IntakeListeners } from './intake/intake-listeners.ts';
 import type { PublishCheck } from './publish-exercise.ts';
-import { siemQCleanup, siemQGate, siemQPublishCheck } from './siem-q-seams.ts';
 
 /** Exercises' parts with a life of their own: attempts, the release tick, live intakes, seams. */
 export interface ExerciseServices {
@@ -25,7 +25,10 @@ export interface ExerciseServices {
 
 /** Choices a caller (tests) may make instead of the defaults. */
 export interface ExerciseServicesOptions {
-  /** Replaces the SIEM Q seams: publish checks, before-ship gates, after-complete hooks. */
+  /**
+   * Replaces the seams (by default the SIEM Q log sources' provisioning check, readiness gate and
+   * offense cleanup): publish checks, before-ship gates, after-complete and after-redo hooks.
+   */
   readonly publishChecks?: readonly PublishCheck[];
   readonly hooks?: AttemptHooks;
   /** Release tick interval (default 2 s, so a delay release is at most ~5 s late). */
@@ -43,6 +46,8 @@ export function createExerciseServices(
     readonly shipping: Shipping;
     readonly stopping: AbortSignal;
     readonly owner: string;
+    /** SIEM Q log sources: the default publish check, gate and cleanup. */
+    readonly logSources: LogSourceService;
   },
   options: ExerciseServicesOptions = {},
 ): ExerciseServices {
@@ -55,7 +60,11 @@ export function createExerciseServices(
     stopping: deps.stopping,
     deadlineMs: deps.config.shipmentDeadlineSeconds * 1000,
     owner: deps.owner,
-    hooks: options.hooks ?? { gates: [siemQGate], afterComplete: [siemQCleanup], afterRedo: [siemQCleanup] },
+    hooks: options.hooks ?? {
+      gates: [deps.logSources.gate],
+      afterComplete: [deps.logSources.cleanup],
+      afterRedo: [deps.logSources.cleanup],
+    },
   });
   const releaseTicker = new Ticker(
     'Section release tick',
@@ -68,7 +77,7 @@ export function createExerciseServices(
     attempts,
     releaseTicker,
     intake,
-    publishChecks: options.publishChecks ?? [siemQPublishCheck],
+    publishChecks: options.publishChecks ?? [deps.logSources.publishCheck],
     start() {
       if (deps.config.releaseTick) releaseTicker.start();
     },

@@ -14,6 +14,7 @@ import { bundleRoutes } from '../exercises/bundle/bundle.routes.ts';
 import { exerciseRoutes } from '../exercises/exercise.routes.ts';
 import { exerciseLifecycleRoutes } from '../exercises/exercise-lifecycle.routes.ts';
 import { labSessionRoutes } from '../lab-sessions/lab-session.routes.ts';
+import { logSourceRoutes } from '../log-sources/log-source.routes.ts';
 import { noiseRoutes } from '../noise/noise.routes.ts';
 import { platformStatusRoutes } from '../platform-status/platform-status.routes.ts';
 import { roleRoutes } from '../roles/role.routes.ts';
@@ -194,6 +195,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(exerciseRoutes, { ctx });
   await app.register(exerciseLifecycleRoutes, { ctx });
   await app.register(attemptRoutes, { ctx });
+  await app.register(logSourceRoutes, { ctx });
   await app.register(bundleRoutes, { ctx });
   await app.register(consoleRoutes);
 

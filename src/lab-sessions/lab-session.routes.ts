@@ -15,6 +15,19 @@ const WipeBody = Type.Object({
   skipped: Type.Array(Type.String()),
   re_fired: Type.Array(Type.Object({ siem: Type.String(), job_ids: Type.Array(Type.String()) })),
   re_fire_errors: Type.Array(Type.String()),
+  offense_cleanup: Type.Optional(
+    Type.Array(
+      Type.Object({
+        siem: Type.String(),
+        status: Type.Union([Type.Literal('ok'), Type.Literal('partial'), Type.Literal('failed')]),
+        found: Type.Integer(),
+        closed: Type.Integer(),
+        failed: Type.Integer(),
+        error: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: 'SIEM Q: offenses of the provisioned log sources closed (offense_cleanup on)' },
+    ),
+  ),
 });
 const WipeFailedBody = Type.Object({
   ok: Type.Literal(false),
@@ -23,6 +36,19 @@ const WipeFailedBody = Type.Object({
   re_fired: Type.Array(Type.Object({ siem: Type.String(), job_ids: Type.Array(Type.String()) })),
   re_fire_errors: Type.Array(Type.String()),
   errors: Type.Array(Type.Object({ siem: Type.String(), message: Type.String() })),
+  offense_cleanup: Type.Optional(
+    Type.Array(
+      Type.Object({
+        siem: Type.String(),
+        status: Type.Union([Type.Literal('ok'), Type.Literal('partial'), Type.Literal('failed')]),
+        found: Type.Integer(),
+        closed: Type.Integer(),
+        failed: Type.Integer(),
+        error: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: 'SIEM Q: offenses of the provisioned log sources closed (offense_cleanup on)' },
+    ),
+  ),
   error: Type.Object({
     code: Type.String(),
     message: Type.String(),

@@ -11,7 +11,6 @@ import type { ShipTarget } from '../shipping/ship.ts';
 import { assertEnabled } from '../shipping/ship-target.ts';
 import { secondsSince } from '../shipping/shipping-observer.ts';
 import { sourceIdentityProblem } from '../shipping/source-identity.ts';
-import { assertSiemQReady } from './siem-q-readiness.ts';
 
 /** Body of POST /api/sessions/start (spec 4.2). */
 export interface StartSessionInput {
@@ -33,7 +32,16 @@ export interface StartSessionResult {
 
 type Deps = Pick<
   AppContext,
-  'db' | 'secretBox' | 'siems' | 'shipping' | 'config' | 'clock' | 'audit' | 'stopping' | 'downloads'
+  | 'db'
+  | 'secretBox'
+  | 'siems'
+  | 'shipping'
+  | 'config'
+  | 'clock'
+  | 'audit'
+  | 'stopping'
+  | 'downloads'
+  | 'logSources'
 >;
 
 /**
@@ -330,7 +338,8 @@ async function checkStart(deps: Deps, input: StartSessionInput): Promise<ShipTar
   }
   const found = target as ShipTarget;
   assertEnabled(found.destination);
-  await assertSiemQReady(found.destination);
+  // Spec 4.2: with provisioning on, an unreachable console or collector fails the start at once.
+  await deps.logSources.assertConsoleReady(found.destination);
   return found;
 }
 

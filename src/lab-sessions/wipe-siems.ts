@@ -17,12 +17,24 @@ export interface WipeResult {
   re_fire_errors: string[];
   /** SIEMs whose wipe failed (only when ok is false). */
   errors?: Array<{ siem: string; message: string }>;
+  /** SIEM Q destinations with offense cleanup: the offenses of their log sources closed (spec 3.4). */
+  offense_cleanup?: OffenseCleanupLine[];
+}
+
+/** One SIEM's offense cleanup in a wipe's answer. */
+export interface OffenseCleanupLine {
+  siem: string;
+  status: 'ok' | 'partial' | 'failed';
+  found: number;
+  closed: number;
+  failed: number;
+  error: string | null;
 }
 
 /** How long the answer waits for re-fired noise runs (decisions.md §5). */
 export const RE_FIRE_WAIT_MS = 120_000;
 
-type Deps = Pick<AppContext, 'db' | 'secretBox' | 'siems' | 'clock' | 'log' | 'noise'>;
+type Deps = Pick<AppContext, 'db' | 'secretBox' | 'siems' | 'clock' | 'log' | 'noise' | 'logSources'>;
 
 /**
  * Permanently deletes the lab's events from each named SIEM whose kind can wipe: first the
@@ -61,7 +73,11 @@ export async function wipeSiems(
   }
 
   const jobs = await listJobRows(deps.db);
-  const outcomes = await Promise.all(destinations.map((d) => wipeOne(deps, by, d, jobs)));
+  const [outcomes, cleanups] = await Promise.all([
+    Promise.all(destinations.map((d) => wipeOne(deps, by, d, jobs))),
+    Promise.all(destinations.map((d) => closeOffenses(deps, by, d))),
+  ]);
+  const offense_cleanup = cleanups.filter((c): c is OffenseCleanupLine => c !== null);
   const wiped = outcomes.filter((o) => o.kind === 'wiped').map((o) => o.siem);
   const skipped = outcomes.filter((o) => o.kind === 'skipped').map((o) => o.siem);
   const errors = outcomes.flatMap((o) => (o.kind === 'failed' ? [{ siem: o.siem, message: o.message }] : []));
@@ -80,7 +96,55 @@ export async function wipeSiems(
     re_fired,
     re_fire_errors,
     ...(errors.length > 0 ? { errors } : {}),
+    ...(offense_cleanup.length > 0 ? { offense_cleanup } : {}),
   };
+}
+
+/**
+ * Spec 3.4: a wipe also closes the open offenses of every log source provisioned on a SIEM Q
+ * destination with offense cleanup on (all exercises, each offense once). Audited like the wipe;
+ * its failure is reported, never a failed wipe (the events are what a wipe deletes).
+ */
+async function closeOffenses(
+  deps: Deps,
+  by: { actor: Actor | null; ip: string | null },
+  destination: Destination,
+): Promise<OffenseCleanupLine | null> {
+  const siem = destination.name;
+  let line: OffenseCleanupLine;
+  try {
+    const result = await deps.logSources.closeOffensesForWipe(destination);
+    if (result === null) return null;
+    line = {
+      siem,
+      status: result.status,
+      found: result.found,
+      closed: result.closed,
+      failed: result.failed,
+      error: result.error,
+    };
+  } catch (err) {
+    line = {
+      siem,
+      status: 'failed',
+      found: 0,
+      closed: 0,
+      failed: 0,
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+  const { siem: _siem, ...details } = line;
+  await recordAudit(deps.db, deps.clock.now(), {
+    actor: by.actor,
+    ip: by.ip,
+    action: 'session.wipe_offenses',
+    target: siem,
+    outcome: line.status === 'ok' ? 'success' : 'failure',
+    details,
+  }).catch((err: unknown) =>
+    deps.log.error({ err, siem }, 'Audit record of an offense cleanup could not be written.'),
+  );
+  return line;
 }
 
 type WipeOutcome =

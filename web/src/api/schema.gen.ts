@@ -1294,6 +1294,11 @@ export interface paths {
                              */
                             log_source_protocol?: string;
                             /**
+                             * @description offense closing reason (its text) used by offense cleanup
+                             * @default Non-Issue
+                             */
+                            closing_reason?: string;
+                            /**
                              * @description verify the server certificate
                              * @default true
                              */
@@ -1683,6 +1688,11 @@ export interface paths {
                              * @default Syslog
                              */
                             log_source_protocol?: string;
+                            /**
+                             * @description offense closing reason (its text) used by offense cleanup
+                             * @default Non-Issue
+                             */
+                            closing_reason?: string;
                             /**
                              * @description verify the server certificate
                              * @default true
@@ -2138,6 +2148,15 @@ export interface paths {
                                 job_ids: string[];
                             }[];
                             re_fire_errors: string[];
+                            /** @description SIEM Q: offenses of the provisioned log sources closed (offense_cleanup on) */
+                            offense_cleanup?: {
+                                siem: string;
+                                status: "ok" | "partial" | "failed";
+                                found: number;
+                                closed: number;
+                                failed: number;
+                                error: string | null;
+                            }[];
                         };
                     };
                 };
@@ -2187,6 +2206,15 @@ export interface paths {
                             errors: {
                                 siem: string;
                                 message: string;
+                            }[];
+                            /** @description SIEM Q: offenses of the provisioned log sources closed (offense_cleanup on) */
+                            offense_cleanup?: {
+                                siem: string;
+                                status: "ok" | "partial" | "failed";
+                                found: number;
+                                closed: number;
+                                failed: number;
+                                error: string | null;
                             }[];
                             error: {
                                 code: string;
@@ -6412,9 +6440,12 @@ export interface paths {
                             completed_at: string | null;
                             score: number | null;
                             max_score: number | null;
-                            offense_cleanup: {
+                            offense_cleanup: ({
+                                /** @description ok | partial | failed */
+                                status: string;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             sections: {
                                 /** @description the section's id, or `legacy` for a sectionless exercise */
                                 section_id: string;
@@ -6541,9 +6572,12 @@ export interface paths {
                             completed_at: string | null;
                             score: number | null;
                             max_score: number | null;
-                            offense_cleanup: {
+                            offense_cleanup: ({
+                                /** @description ok | partial | failed */
+                                status: string;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             sections: {
                                 /** @description the section's id, or `legacy` for a sectionless exercise */
                                 section_id: string;
@@ -6644,9 +6678,12 @@ export interface paths {
                             completed_at: string | null;
                             score: number | null;
                             max_score: number | null;
-                            offense_cleanup: {
+                            offense_cleanup: ({
+                                /** @description ok | partial | failed */
+                                status: string;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             sections: {
                                 /** @description the section's id, or `legacy` for a sectionless exercise */
                                 section_id: string;
@@ -7016,6 +7053,7 @@ export interface paths {
                             score: number;
                             max_score: number;
                             offense_cleanup: ({
+                                /** @description ok | partial | failed */
                                 status: string;
                             } & {
                                 [key: string]: unknown;
@@ -7106,9 +7144,12 @@ export interface paths {
                             completed_at: string | null;
                             score: number | null;
                             max_score: number | null;
-                            offense_cleanup: {
+                            offense_cleanup: ({
+                                /** @description ok | partial | failed */
+                                status: string;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             sections: {
                                 /** @description the section's id, or `legacy` for a sectionless exercise */
                                 section_id: string;
@@ -7182,6 +7223,90 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exercises/{id}/log-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SIEM Q log sources of the exercise: one per section and provisioning destination */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            log_sources: {
+                                /** Format: uuid */
+                                exercise_id: string;
+                                /** @description null: the sectionless exercise’s one log source */
+                                section_id: string | null;
+                                siem: string;
+                                /** @description log source identifier = syslog HOSTNAME of the section’s events */
+                                identifier: string;
+                                name: string;
+                                status: "provisioned" | "missing" | "failed";
+                                log_source_id: number | null;
+                                requires_deploy: boolean;
+                                error: string | null;
+                                /** Format: date-time */
+                                checked_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every non-2xx JSON response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Every non-2xx JSON response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Every non-2xx JSON response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
