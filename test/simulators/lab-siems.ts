@@ -2,6 +2,7 @@ import net from 'node:net';
 import { createTlsFixtures } from '../helpers/tls-fixtures.ts';
 import { type BulkSimulator, startBulkSimulator } from './bulk-simulator.ts';
 import { type HecSimulator, startHecSimulator } from './hec-simulator.ts';
+import { type SiemQSimulator, startSiemQSimulator } from './siem-q-simulator.ts';
 import type { SyslogFraming } from './syslog-framing.ts';
 import { type SyslogSimulator, startSyslogSimulator } from './syslog-simulator.ts';
 
@@ -9,27 +10,34 @@ import { type SyslogSimulator, startSyslogSimulator } from './syslog-simulator.t
 export const LAB_HEC_INDEX = 'socdrill_lab';
 export const LAB_BULK_INDEX = 'socdrill-lab';
 
-/** The three running simulators and the destination bodies that point at them. */
+/** The four running simulators and the destination bodies that point at them. */
 export interface LabSiems {
   readonly hec: HecSimulator;
   readonly bulk: BulkSimulator;
   readonly syslog: SyslogSimulator;
-  /** `POST /api/destinations` bodies (decisions.md §4), one per driver. */
+  /** The SIEM Q console API; it starts empty of offenses (only tests add them). */
+  readonly siemQ: SiemQSimulator;
+  /**
+   * `POST /api/destinations` bodies (decisions.md §4), one per driver, and a second syslog one
+   * that provisions log sources and cleans up offenses on the SIEM Q console.
+   */
   readonly destinations: {
     readonly vendorA_hec: Record<string, unknown>;
     readonly vendorB_bulk: Record<string, unknown>;
     readonly syslog_tcp: Record<string, unknown>;
+    readonly syslog_tcp_siem_q: Record<string, unknown>;
   };
   close(): Promise<void>;
 }
 
 /**
- * Starts the HEC (+ management), bulk and syslog simulators for trying Socdrill without a SIEM.
- * Environment: LAB_HOST (127.0.0.1), LAB_HEC_PORT (18088), LAB_HEC_MANAGEMENT_PORT (18089),
- * LAB_BULK_PORT (19200), LAB_SYSLOG_PORT (15514) — a busy port falls back to a free one;
- * LAB_BULK_FLAVOR (elasticsearch | opensearch), LAB_SYSLOG_FRAMING (lf | octet_counting | auto),
- * LAB_TLS=1 (HTTPS/TLS with a throwaway CA printed as ca_pem), and LAB_HEC_TOKEN,
- * LAB_HEC_MANAGEMENT_TOKEN, LAB_BULK_API_KEY, LAB_BULK_PASSWORD to keep credentials across restarts.
+ * Starts the HEC (+ management), bulk, syslog and SIEM Q console simulators for trying Socdrill
+ * without a SIEM. Environment: LAB_HOST (127.0.0.1), LAB_HEC_PORT (18088), LAB_HEC_MANAGEMENT_PORT
+ * (18089), LAB_BULK_PORT (19200), LAB_SYSLOG_PORT (15514), LAB_SIEM_Q_PORT (18443) — a busy port
+ * falls back to a free one; LAB_BULK_FLAVOR (elasticsearch | opensearch), LAB_SYSLOG_FRAMING (lf |
+ * octet_counting | auto), LAB_TLS=1 (HTTPS/TLS with a throwaway CA printed as ca_pem), and
+ * LAB_HEC_TOKEN, LAB_HEC_MANAGEMENT_TOKEN, LAB_BULK_API_KEY, LAB_BULK_PASSWORD, LAB_SIEM_Q_TOKEN to
+ * keep credentials across restarts.
  */
 export async function startLabSiems(
   env: Readonly<Record<string, string | undefined>> = {},
@@ -84,11 +92,31 @@ export async function startLabSiems(
     await Promise.all([hec.close(), bulk.close()]);
     throw err;
   });
+  const siemQ = await startSiemQSimulator({
+    host,
+    port: await port('LAB_SIEM_Q_PORT', 18443),
+    tls,
+    ...(env.LAB_SIEM_Q_TOKEN ? { token: env.LAB_SIEM_Q_TOKEN } : {}),
+  }).catch(async (err: unknown) => {
+    await Promise.all([hec.close(), bulk.close(), syslog.close()]);
+    throw err;
+  });
+  const syslogBody = {
+    name: 'sim-syslog',
+    driver: 'syslog_tcp',
+    index: LAB_HEC_INDEX,
+    host,
+    port: syslog.port,
+    framing: framing === 'auto' ? 'lf' : framing,
+    tls: fixtures !== undefined,
+    ...tlsFields,
+  };
 
   return {
     hec,
     bulk,
     syslog,
+    siemQ,
     destinations: {
       vendorA_hec: {
         name: 'sim-hec',
@@ -108,19 +136,17 @@ export async function startLabSiems(
         ...(bulk.apiKey ? { api_key: bulk.apiKey } : { username: bulk.username, password: bulk.password }),
         ...tlsFields,
       },
-      syslog_tcp: {
-        name: 'sim-syslog',
-        driver: 'syslog_tcp',
-        index: LAB_HEC_INDEX,
-        host,
-        port: syslog.port,
-        framing: framing === 'auto' ? 'lf' : framing,
-        tls: fixtures !== undefined,
-        ...tlsFields,
+      syslog_tcp: syslogBody,
+      syslog_tcp_siem_q: {
+        ...syslogBody,
+        name: 'sim-siem-q',
+        provision_log_source: true,
+        offense_cleanup: true,
+        siem_q: { console_url: siemQ.url, token: siemQ.token, ...tlsFields },
       },
     },
     async close() {
-      await Promise.all([hec.close(), bulk.close(), syslog.close()]);
+      await Promise.all([hec.close(), bulk.close(), syslog.close(), siemQ.close()]);
     },
   };
 }
@@ -138,7 +164,7 @@ export function labBanner(lab: LabSiems): string {
       JSON.stringify(body, null, 2),
       '',
     ].join('\n');
-  const { hec, bulk, syslog } = lab;
+  const { hec, bulk, syslog, siemQ } = lab;
   return [
     block(
       'vendorA_hec (Splunk-style HTTP Event Collector + management API)',
@@ -162,6 +188,15 @@ export function labBanner(lab: LabSiems): string {
       [`listening   ${syslog.host}:${syslog.port}`],
       lab.destinations.syslog_tcp,
     ),
+    block(
+      'syslog_tcp + SIEM Q console API (log source provisioning, offense cleanup)',
+      [
+        `console     ${siemQ.url} (API under /api)   SEC ${siemQ.token}`,
+        `syslog      ${syslog.host}:${syslog.port} (the receiver above)`,
+        'offenses    none: the console starts empty of offenses (only tests add them)',
+      ],
+      lab.destinations.syslog_tcp_siem_q,
+    ),
     line,
     'Press Ctrl-C to stop the simulators.',
   ].join('\n');
@@ -171,7 +206,8 @@ export function labBanner(lab: LabSiems): string {
 export function labSummary(lab: LabSiems): string {
   const hecEvents = lab.hec.store.searchable().length;
   const bulkDocs = [...lab.bulk.store.indexes.values()].reduce((n, i) => n + i.docs.size, 0);
-  return `[simulators] hec events ${hecEvents} · bulk documents ${bulkDocs} · syslog messages ${lab.syslog.store.messages.length}`;
+  const siemQLogSources = lab.siemQ.store.logSources.size;
+  return `[simulators] hec events ${hecEvents} · bulk documents ${bulkDocs} · syslog messages ${lab.syslog.store.messages.length} · siem q log sources ${siemQLogSources}`;
 }
 
 /** `preferred` when it can be bound on `host`, otherwise 0 (any free port). */

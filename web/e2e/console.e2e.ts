@@ -87,7 +87,8 @@ describe.skipIf(missing !== undefined && !IN_CI)('console journeys', () => {
     const listed = await rig.api('GET', '/api/destinations');
     expect(listed.status).toBe(200);
     const have = new Set((listed.json as Array<{ name: string }>).map((d) => d.name));
-    for (const body of Object.values(rig.siems.destinations)) {
+    for (const driver of Object.keys(DESTINATIONS) as Array<keyof typeof DESTINATIONS>) {
+      const body = rig.siems.destinations[driver];
       if (have.has(body.name as string)) continue;
       const identity = body.driver === 'syslog_tcp' ? { source_identity: SYSLOG_SOURCE_IDENTITY } : {};
       const created = await rig.api('POST', '/api/destinations', { ...body, ...identity });

@@ -154,6 +154,7 @@ export async function startConsoleRig(): Promise<ConsoleRig> {
     LAB_HEC_MANAGEMENT_PORT: '0',
     LAB_BULK_PORT: '0',
     LAB_SYSLOG_PORT: '0',
+    LAB_SIEM_Q_PORT: '0',
   });
 
   const port = await freePort();
