@@ -239,7 +239,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     let stopping: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
     const stopSignal = new AbortController();
-    const logSources = new LogSourceService({ db, siems, clock, log });
+    const logSources = new LogSourceService({ db, siems, clock, log, stopping: stopSignal.signal });
     const exercises = createExerciseServices(
       {
         config,

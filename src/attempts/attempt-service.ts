@@ -793,9 +793,15 @@ export class AttemptService {
     if (hooks.length === 0) return null;
     let destination: Destination;
     try {
-      destination = (await this.#deps.shipping.target(attempt.siem)).destination;
+      // A disabled destination still gets its cleanup: nothing is shipped to it.
+      destination = (await this.#deps.shipping.target(attempt.siem, { allowDisabled: true })).destination;
     } catch (err) {
-      return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+      // A deleted destination: nothing is known of its kind, so no hook can run for it.
+      this.#deps.log.warn(
+        { attempt: attempt.id, siem: attempt.siem, err: err instanceof Error ? err.message : String(err) },
+        'Attempt hooks skipped: the destination cannot be loaded.',
+      );
+      return null;
     }
     const info = {
       id: attempt.id,

@@ -549,7 +549,11 @@ describe('attempts and staged shipping', () => {
         details: { matched: true, found: ex.a1, released: [ex.s2] },
       });
       const complete = rows.find((r) => r.action === 'attempt.complete' && r.outcome === 'success');
-      expect(complete?.details).toMatchObject({ score: 25, max_score: 35, offense_cleanup: 'ok' });
+      expect(complete?.details).toMatchObject({
+        score: 25,
+        max_score: 35,
+        offense_cleanup: { status: 'ok', closed: 3, failed: 0 },
+      });
       // Every submission is recorded, matched or not.
       const submissions = await t.ctx.db
         .selectFrom('attempt_submissions')

@@ -144,7 +144,8 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
           { siem: Type.String({ minLength: 1, maxLength: 64 }) },
           { additionalProperties: false },
         ),
-        response: { 201: AttemptView, ...errors(400, 401, 403, 404, 409) },
+        // 500: a SIEM's console (SIEM Q) that cannot be asked before shipping (docs/siem-q.md).
+        response: { 201: AttemptView, ...errors(400, 401, 403, 404, 409, 500) },
       },
     },
     async (request, reply) => {
@@ -286,7 +287,7 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
               }),
             ),
           }),
-          ...errors(401, 403, 404, 409),
+          ...errors(401, 403, 404, 409, 500),
         },
       },
     },
@@ -329,7 +330,7 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         (r) => ({
           score: r.score,
           max_score: r.max_score,
-          offense_cleanup: r.offense_cleanup?.status ?? null,
+          offense_cleanup: cleanupSummary(r.offense_cleanup),
         }),
       ),
   );
@@ -343,7 +344,7 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         summary:
           'Reset the attempt: findings and hints cleared, sections re-evaluated from now, released ones shipped',
         params: IdParams,
-        response: { 200: AttemptView, ...errors(401, 403, 404, 409) },
+        response: { 200: AttemptView, ...errors(401, 403, 404, 409, 500) },
       },
     },
     async (request) =>
@@ -353,7 +354,19 @@ export const attemptRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         request.params.id,
         { attempt_id: request.params.id },
         () => attempts.redo(actorOf(request), request.params.id),
-        (v) => ({ sections: v.sections.map((s) => ({ section_id: s.section_id, status: s.status })) }),
+        (v) => ({
+          sections: v.sections.map((s) => ({ section_id: s.section_id, status: s.status })),
+          offense_cleanup: cleanupSummary(v.offense_cleanup),
+        }),
       ),
   );
 };
+
+/** What an audit record keeps of an offense cleanup: its status and counts (offenses were closed). */
+function cleanupSummary(
+  cleanup: { status: string; [detail: string]: unknown } | null,
+): Record<string, unknown> | null {
+  if (cleanup === null) return null;
+  const { status, found, closed, failed } = cleanup;
+  return { status, found, closed, failed };
+}

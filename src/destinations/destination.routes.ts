@@ -32,6 +32,9 @@ const SiemSummary = Type.Object({
   index: Type.Union([Type.String(), Type.Null()]),
   enabled: Type.Boolean(),
   can_wipe: Type.Boolean({ description: 'a session wipe reaches it (its kind can wipe)' }),
+  closes_offenses: Type.Boolean({
+    description: 'a session wipe closes its offenses (a kind with log sources, offense_cleanup on)',
+  }),
   indexes: Type.String({ description: 'native, label or none: how the kind routes to an index' }),
 });
 const tags = ['destinations'];
@@ -123,7 +126,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
       }
       const rows = await ctx.db
         .selectFrom('destinations')
-        .select(['name', 'driver', 'payload_format', 'index_name', 'enabled'])
+        .select(['name', 'driver', 'payload_format', 'index_name', 'enabled', 'settings'])
         .orderBy('name')
         .execute();
       return rows.map((row) => {
@@ -135,6 +138,9 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
           index: row.index_name,
           enabled: row.enabled,
           can_wipe: kind?.capabilities.wipe ?? false,
+          closes_offenses:
+            (kind?.capabilities.logSources ?? false) &&
+            (row.settings as Record<string, unknown>).offense_cleanup === true,
           indexes: kind?.capabilities.indexes ?? 'none',
         };
       });

@@ -34,6 +34,7 @@ describe('GET /api/siems', () => {
           index: null,
           enabled: true,
           can_wipe: false,
+          closes_offenses: false,
           indexes: 'label',
         },
         {
@@ -43,6 +44,7 @@ describe('GET /api/siems', () => {
           index: 'lab',
           enabled: true,
           can_wipe: true,
+          closes_offenses: false,
           indexes: 'native',
         },
       ]);

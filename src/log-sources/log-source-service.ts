@@ -12,6 +12,7 @@ import type { ConsoleFailure, LogSourceAdmin } from '../siems/log-source-admin.t
 import type { SiemRegistry } from '../siems/registry.ts';
 import {
   exerciseLogSources,
+  exercisesNaming,
   identifierOwner,
   type LogSourceRow,
   saveLogSource,
@@ -24,7 +25,12 @@ export interface LogSourceDeps {
   readonly siems: SiemRegistry;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Aborted at shutdown: an offense cleanup stops (what it did not close is counted failed). */
+  readonly stopping?: AbortSignal;
 }
+
+/** An offense cleanup (completion, redo, wipe) gives up after this long, so no request waits for minutes. */
+export const OFFENSE_CLEANUP_DEADLINE_MS = 60_000;
 
 /** Why a section is not ready for shipping (spec 3.3). */
 export type BlockReason = 'missing' | 'failed' | 'deploy_required';
@@ -125,9 +131,9 @@ export class LogSourceService {
         const rows = await exerciseLogSources(this.#deps.db, exercise.id, siem);
         for (const unit of units(exercise, siem)) {
           const known = rows.find((r) => r.sectionId === unit.sectionId);
-          const owner = await identifierOwner(this.#deps.db, siem, unit.identifier, exercise.id);
+          const owner = await identifierOwner(this.#deps.db, unit.identifier, exercise.id, siem);
           if (owner !== null) {
-            const message = `log source identifier "${unit.identifier}" of ${label(unit)} is already provisioned for another exercise (${owner}); identifiers are never shared`;
+            const message = `log source identifier "${unit.identifier}" of ${label(unit)} is already provisioned for ${owner.exerciseId === exercise.id ? 'this exercise' : `exercise ${owner.exerciseId}`} on SIEM "${owner.siem}" (destination names that differ only in case, or beyond 63 characters, give the same identifier); identifiers are never shared`;
             await this.#save(exercise.id, siem, unit, { status: 'failed', error: message, known });
             problems.push({ code: 'siem_q_error', siem, ...sectionOf(unit), message });
             continue;
@@ -189,7 +195,15 @@ export class LogSourceService {
         if (row === undefined || row.status === 'missing' || row.logSourceId === null) {
           blocking.push(block(unit, row?.status === 'failed' ? 'failed' : 'missing'));
         } else if (row.status === 'failed') blocking.push(block(unit, 'failed'));
-        else toRead.push({ unit, row: row as LogSourceRow & { logSourceId: number } });
+        else if (row.identifier !== unit.identifier) {
+          // The section moved since publish: its events would carry a HOSTNAME no log source has.
+          await this.#save(exercise.id, siem, unit, {
+            status: 'missing',
+            error: `the section's identifier is now "${unit.identifier}" (it was provisioned as "${row.identifier}"); publish the exercise again`,
+            known: row,
+          });
+          blocking.push(block(unit, 'missing'));
+        } else toRead.push({ unit, row: row as LogSourceRow & { logSourceId: number } });
       }
       if (toRead.length > 0) {
         const live = await admin.read(toRead.map((r) => r.row.logSourceId));
@@ -205,6 +219,14 @@ export class LogSourceService {
             blocking.push(block(unit, 'missing'));
             continue;
           }
+          if (!source.enabled || source.identifier !== unit.identifier) {
+            const why = !source.enabled
+              ? `log source ${source.id} is disabled in the SIEM Q console: enable it there`
+              : `log source ${source.id} now has the identifier "${source.identifier}" in the SIEM Q console, not "${unit.identifier}"; publish the exercise again`;
+            await this.#save(exercise.id, siem, unit, { status: 'failed', error: why, known: row });
+            blocking.push(block(unit, 'failed'));
+            continue;
+          }
           if (source.requiresDeploy !== row.requiresDeploy) {
             await this.#save(exercise.id, siem, unit, {
               status: 'provisioned',
@@ -218,6 +240,9 @@ export class LogSourceService {
         }
       }
       if (blocking.length === 0) return;
+      // In the exercise's section order, whichever check found them.
+      const order = units(exercise, siem).map((u) => u.sectionId);
+      blocking.sort((a, b) => order.indexOf(a.section) - order.indexOf(b.section));
       const described = blocking
         .map(
           (b) =>
@@ -258,19 +283,21 @@ export class LogSourceService {
     try {
       return await this.#withAdmin(destination, async (admin) => {
         if (!admin.offenseCleanup) return null;
+        const signal = this.#cleanupSignal();
         const rows = await exerciseLogSources(this.#deps.db, exercise.id, destination.name);
         const ids = rows.map((r) => r.logSourceId).filter((id): id is number => id !== null);
-        if (ids.length === 0) {
-          // No per-section rows: the exercise-level log source (spec 3.3 "legacy"), when it exists.
-          const legacy = await admin.find(sectionIdentity(exercise.id, null, destination.name));
+        // Plus the exercise-level log source (spec 3.4 "legacy"), when the console has one.
+        const legacyId = sectionIdentity(exercise.id, null, destination.name);
+        if (!rows.some((r) => r.sectionId === null)) {
+          const legacy = await admin.find([legacyId], signal);
           if (!legacy.ok) return failedCleanup(window.attemptId, legacy.message);
-          if (legacy.source !== null) ids.push(legacy.source.id);
+          const found = legacy.sources.get(legacyId);
+          if (found !== undefined) ids.push(found.id);
         }
-        const outcome = await admin.closeOffenses({
-          logSourceIds: ids,
-          openedFrom: window.from,
-          openedUntil: window.until,
-        });
+        const outcome = await admin.closeOffenses(
+          { logSourceIds: [...new Set(ids)], openedFrom: window.from, openedUntil: window.until },
+          signal,
+        );
         const result = cleanupResult(window.attemptId, outcome);
         this.#deps.log.info(
           { attempt: window.attemptId, siem: destination.name, ...outcomeLog(result) },
@@ -291,9 +318,20 @@ export class LogSourceService {
   async closeOffensesForWipe(destination: Destination): Promise<OffenseCleanupCounts | null> {
     return this.#withAdmin(destination, async (admin) => {
       if (!admin.offenseCleanup) return null;
+      const signal = this.#cleanupSignal();
       const rows = await siemLogSources(this.#deps.db, destination.name);
-      const ids = [...new Set(rows.map((r) => r.logSourceId).filter((id): id is number => id !== null))];
-      const outcome = await admin.closeOffenses({ logSourceIds: ids });
+      const ids = new Set(rows.map((r) => r.logSourceId).filter((id): id is number => id !== null));
+      // Plus every exercise-level ("legacy") log source of exercises that name this SIEM.
+      const legacy = (await exercisesNaming(this.#deps.db, destination.name)).map((id) =>
+        sectionIdentity(id, null, destination.name),
+      );
+      if (legacy.length > 0) {
+        const found = await admin.find(legacy, signal);
+        if (!found.ok)
+          return { status: 'failed' as const, found: 0, closed: 0, failed: 0, error: found.message };
+        for (const source of found.sources.values()) ids.add(source.id);
+      }
+      const outcome = await admin.closeOffenses({ logSourceIds: [...ids] }, signal);
       const { status, found, closed, failed, error } = cleanupResult(null, outcome);
       return { status, found, closed, failed, error };
     });
@@ -302,6 +340,12 @@ export class LogSourceService {
   /** The rows of an exercise for `GET /api/exercises/:id/log-sources`. */
   async list(exerciseId: string): Promise<LogSourceRow[]> {
     return exerciseLogSources(this.#deps.db, exerciseId);
+  }
+
+  // The deadline of one offense cleanup, cut short by shutdown.
+  #cleanupSignal(): AbortSignal {
+    const deadline = AbortSignal.timeout(OFFENSE_CLEANUP_DEADLINE_MS);
+    return this.#deps.stopping ? AbortSignal.any([this.#deps.stopping, deadline]) : deadline;
   }
 
   // Runs `work` with the destination's console admin when its kind has one; closes the client.

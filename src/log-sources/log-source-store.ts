@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -44,21 +44,33 @@ export async function siemLogSources(db: Db, siem: string): Promise<LogSourceRow
   return rows.map(toRow);
 }
 
-/** Another exercise's row on `siem` with this identifier, if any (identifiers are never shared). */
+/**
+ * A row of another exercise, or of another destination, that has this identifier (identifiers are
+ * never shared: destination names differing only in case or beyond 63 characters would collide).
+ */
 export async function identifierOwner(
   db: Db,
-  siem: string,
   identifier: string,
   exerciseId: string,
-): Promise<string | null> {
+  siem: string,
+): Promise<{ exerciseId: string; siem: string } | null> {
   const row = await db
     .selectFrom('exercise_log_sources')
-    .select('exercise_id')
-    .where('siem', '=', siem)
+    .select(['exercise_id', 'siem'])
     .where('identifier', '=', identifier)
-    .where('exercise_id', '!=', exerciseId)
+    .where((eb) => eb.or([eb('exercise_id', '!=', exerciseId), eb('siem', '!=', siem)]))
     .executeTakeFirst();
-  return row?.exercise_id ?? null;
+  return row ? { exerciseId: row.exercise_id, siem: row.siem } : null;
+}
+
+/** Ids of the exercises whose destinations name `siem`. */
+export async function exercisesNaming(db: Db, siem: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('exercises')
+    .select('id')
+    .where(sql<boolean>`destinations @> ${JSON.stringify([siem])}::jsonb`)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** Inserts or replaces the row of (exercise, section, siem). */

@@ -56,7 +56,7 @@ describe('SIEM Q log sources of exercises', () => {
   });
 
   const call = async (
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     url: string,
     cookie: string,
     payload?: object | Buffer,
@@ -71,7 +71,7 @@ describe('SIEM Q log sources of exercises', () => {
       ...(payload !== undefined ? { payload } : {}),
     });
   const ok = async (
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     url: string,
     cookie: string,
     payload?: object | Buffer,
@@ -254,6 +254,42 @@ describe('SIEM Q log sources of exercises', () => {
     expect(rows.map((r: { status: string }) => r.status).sort()).toEqual(['failed', 'provisioned']);
   });
 
+  it('refuses an identifier another destination already uses (names differing only in case)', async () => {
+    await createDestination(t.ctx, {
+      name: 'SIEMQ',
+      driver: 'syslog_tcp',
+      host: syslog.host,
+      port: syslog.port,
+      index: 'lab',
+      provision_log_source: true,
+      siem_q: { console_url: q.url, token: q.token },
+    });
+    const { id } = await ok('POST', '/api/exercises', author, {
+      title: 'Twice',
+      destinations: ['siemq', 'SIEMQ'],
+    });
+    const { created_id } = await ok('POST', `/api/exercises/${id}/sections`, author, {
+      name: 'Only',
+      position: 1,
+    });
+    await ok(
+      'PUT',
+      `/api/exercises/${id}/sections/${created_id}/archives?filename=a.zip`,
+      author,
+      zipOf([leef(T0, 1)]),
+    );
+    const res = await publish(id);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().problems).toEqual([
+      expect.objectContaining({
+        code: 'siem_q_error',
+        siem: 'SIEMQ',
+        section: created_id,
+        message: expect.stringContaining('already provisioned for this exercise on SIEM "siemq"'),
+      }),
+    ]);
+  });
+
   describe('with a published exercise', () => {
     let ex: { id: string; sections: string[] };
     let rows: Array<{ section_id: string; log_source_id: number; identifier: string }>;
@@ -318,6 +354,10 @@ describe('SIEM Q log sources of exercises', () => {
           status: 'missing',
           error: expect.stringContaining('no longer exists'),
         });
+        expect(now.find((r: { section_id: string }) => r.section_id === ex.sections[1])).toMatchObject({
+          status: 'provisioned',
+          requires_deploy: true,
+        });
       } finally {
         if (saved) q.store.logSources.set(deleted, saved);
         if (waiting) waiting.requires_deploy = false;
@@ -327,6 +367,53 @@ describe('SIEM Q log sources of exercises', () => {
           .where('exercise_id', '=', ex.id)
           .execute();
       }
+    });
+
+    it('blocks a section whose provisioning failed, whose log source is disabled, or that moved since publish', async () => {
+      const started = await call('POST', `/api/exercises/${ex.id}/attempts`, analyst, { siem: 'siemq' });
+      expect(started.statusCode, started.body).toBe(201);
+      const attemptId = started.json().id as string;
+      syslog.store.clear();
+      await t.ctx.db
+        .updateTable('exercise_log_sources')
+        .set({ status: 'failed', error: 'refused earlier' })
+        .where('section_id', '=', ex.sections[0] as string)
+        .execute();
+      const disabled = q.store.logSources.get(idOf(1));
+      if (disabled) disabled.enabled = false;
+      // Unpublished and edited while the attempt runs: the third section moves to position 9.
+      await ok('POST', `/api/exercises/${ex.id}/unpublish`, author);
+      await ok('PATCH', `/api/exercises/${ex.id}/sections/${ex.sections[2]}`, author, { position: 9 });
+      try {
+        const res = await call('POST', `/api/attempts/${attemptId}/ship`, analyst);
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.json().error.details.sections).toEqual([
+          expect.objectContaining({ section: ex.sections[0], reason: 'failed' }),
+          expect.objectContaining({ section: ex.sections[1], reason: 'failed' }),
+          expect.objectContaining({
+            section: ex.sections[2],
+            reason: 'missing',
+            identifier: sectionIdentity(ex.id, 9, 'siemq'),
+          }),
+        ]);
+        expect(syslog.store.messages).toHaveLength(0);
+        const stored = await logSources(ex.id);
+        expect(stored.find((r: { section_id: string }) => r.section_id === ex.sections[1])?.error).toContain(
+          'disabled',
+        );
+        expect(stored.find((r: { section_id: string }) => r.section_id === ex.sections[2])?.error).toContain(
+          'publish the exercise again',
+        );
+      } finally {
+        if (disabled) disabled.enabled = true;
+        await ok('PATCH', `/api/exercises/${ex.id}/sections/${ex.sections[2]}`, author, { position: 3 });
+        // Publishing again provisions what is not ready (the moved section's log source keeps its id).
+        const again = await publish(ex.id);
+        expect(again.statusCode, again.body).toBe(200);
+        await ok('POST', `/api/attempts/${attemptId}/complete`, analyst);
+      }
+      rows = await logSources(ex.id);
+      expect(rows.every((r) => (r as unknown as { status: string }).status === 'provisioned')).toBe(true);
     });
 
     it('fails an attempt start at once naming the console when it is down, shipping nothing', async () => {
@@ -346,6 +433,14 @@ describe('SIEM Q log sources of exercises', () => {
       expect(started.statusCode, started.body).toBe(201);
       const attempt = started.json();
       const startMs = Date.parse(attempt.started_at);
+      // The exercise-level log source (legacy identifier), when the console has one, counts too.
+      const legacy = q.store.addLogSource({
+        name: 'legacy of Live one',
+        identifier: sectionIdentity(ex.id, null, 'siemq'),
+        type_id: 277,
+        protocol_type_id: 0,
+      });
+      const viaLegacy = q.store.addOffense({ log_source_ids: [legacy.id], start_time: startMs + MIN });
       const stranger = q.store.addLogSource({
         name: 'not ours',
         identifier: 'other-host',
@@ -377,19 +472,21 @@ describe('SIEM Q log sources of exercises', () => {
       expect(done.offense_cleanup).toMatchObject({
         attempt_id: attempt.id,
         status: 'ok',
-        found: 3,
-        closed: 3,
+        found: 4,
+        closed: 4,
         failed: 0,
         error: null,
       });
-      expect(q.store.closeCalls.slice(calls).sort()).toEqual([inWindow.id, shared.id, hidden.id].sort());
-      for (const o of [inWindow, shared, hidden]) {
+      expect(q.store.closeCalls.slice(calls).sort()).toEqual(
+        [inWindow.id, shared.id, hidden.id, viaLegacy.id].sort(),
+      );
+      for (const o of [inWindow, shared, hidden, viaLegacy]) {
         expect(q.store.offenses.get(o.id)).toMatchObject({ status: 'CLOSED', closing_reason_id: 54 });
       }
       for (const o of [before, notOurs, after]) expect(q.store.offenses.get(o.id)?.status).toBe('OPEN');
       expect(q.store.closeCalls).not.toContain(closedAlready.id);
       const view = await ok('GET', `/api/attempts/${attempt.id}`, analyst);
-      expect(view.offense_cleanup).toMatchObject({ status: 'ok', closed: 3 });
+      expect(view.offense_cleanup).toMatchObject({ status: 'ok', closed: 4 });
       for (const o of [before, after])
         q.store.updateOffense(o.id, { status: 'CLOSED', closing_reason_id: '54' });
     });
@@ -444,6 +541,12 @@ describe('SIEM Q log sources of exercises', () => {
         offense_cleanup: [{ siem: 'siemq', status: 'ok', closed: 1, failed: 0 }],
       });
       expect(q.store.closeCalls.slice(calls)).toEqual([old.id]);
+      // The wipe page offers it: its events stay, its offenses are closed.
+      const listed = await ok('GET', '/api/siems', author);
+      expect(listed.find((d: { name: string }) => d.name === 'siemq')).toMatchObject({
+        can_wipe: false,
+        closes_offenses: true,
+      });
       const audit = await t.ctx.db
         .selectFrom('audit_log')
         .select(['outcome'])

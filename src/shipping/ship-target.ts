@@ -8,9 +8,13 @@ import type { ShipTarget } from './ship.ts';
  * The destination named `siem` with its kind, ready to ship to: `404 not_found` when there is no
  * such destination, `409 destination_disabled` when it is disabled (decisions.md §5).
  */
-export async function loadShipTarget(deps: DestinationDeps, siem: string): Promise<ShipTarget> {
+export async function loadShipTarget(
+  deps: DestinationDeps,
+  siem: string,
+  options: { allowDisabled?: boolean } = {},
+): Promise<ShipTarget> {
   const destination = await loadDestination(deps, siem);
-  assertEnabled(destination);
+  if (!options.allowDisabled) assertEnabled(destination);
   return { destination, kind: deps.siems.kindOf(destination) };
 }
 

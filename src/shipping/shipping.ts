@@ -17,8 +17,11 @@ import { ignoreShipping, type ShippingObserver, secondsSince } from './shipping-
  * run rows).
  */
 export interface Shipping {
-  /** The enabled destination named `siem` and its kind (404 unknown, 409 destination_disabled). */
-  target(siem: string): Promise<ShipTarget>;
+  /**
+   * The enabled destination named `siem` and its kind (404 unknown, 409 destination_disabled);
+   * `allowDisabled` for work on a SIEM that ships nothing (an attempt's offense cleanup).
+   */
+  target(siem: string, options?: { allowDisabled?: boolean }): Promise<ShipTarget>;
   /** Reads the archives and runs pass 1 (counts, formats, one shift), at the clock's now. */
   /** `signal` stops pass 1 between batches, throwing its reason (a deadline, a shutdown). */
   prepare(
@@ -50,7 +53,7 @@ export interface ShippingDeps {
 export function createShipping(deps: ShippingDeps): Shipping {
   const observer = deps.observer ?? ignoreShipping;
   return {
-    target: (siem) => loadShipTarget(deps, siem),
+    target: (siem, options) => loadShipTarget(deps, siem, options),
     prepare: (sources, options) =>
       prepareSources(sources, {
         format: options.format,

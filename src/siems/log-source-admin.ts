@@ -28,6 +28,8 @@ export interface LogSourceState {
   readonly name: string;
   readonly identifier: string | null;
   readonly enabled: boolean;
+  readonly typeId: number | null;
+  readonly protocolTypeId: number | null;
   /** The console holds a change to the log source that needs "Deploy Changes" before it routes events. */
   readonly requiresDeploy: boolean;
 }
@@ -88,11 +90,11 @@ export interface LogSourceAdmin {
   setup(signal?: AbortSignal, options?: { fresh?: boolean }): Promise<ConsoleSetup | ConsoleFailure>;
   /** Finds the log source (by known id, name or identifier) or creates it; idempotent. */
   ensure(spec: LogSourceSpec, signal?: AbortSignal): Promise<EnsureOutcome>;
-  /** The log source of this identifier (of the configured type and protocol), or null. */
+  /** The log sources of these identifiers (of the configured type and protocol) that exist; one listing. */
   find(
-    identifier: string,
+    identifiers: readonly string[],
     signal?: AbortSignal,
-  ): Promise<{ readonly ok: true; readonly source: LogSourceState | null } | ConsoleFailure>;
+  ): Promise<{ readonly ok: true; readonly sources: ReadonlyMap<string, LogSourceState> } | ConsoleFailure>;
   /** The log sources of these ids as the console has them now (missing ids are absent). */
   read(
     ids: readonly number[],

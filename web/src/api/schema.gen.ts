@@ -1064,6 +1064,8 @@ export interface paths {
                             enabled: boolean;
                             /** @description a session wipe reaches it (its kind can wipe) */
                             can_wipe: boolean;
+                            /** @description a session wipe closes its offenses (a kind with log sources, offense_cleanup on) */
+                            closes_offenses: boolean;
                             /** @description native, label or none: how the kind routes to an index */
                             indexes: string;
                         }[];
@@ -6526,6 +6528,15 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Every non-2xx JSON response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7014,6 +7025,15 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Every non-2xx JSON response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7214,6 +7234,15 @@ export interface paths {
                 };
                 /** @description Every non-2xx JSON response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Every non-2xx JSON response */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };

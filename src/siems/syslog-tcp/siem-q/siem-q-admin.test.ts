@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTlsFixtures } from '../../../../test/helpers/tls-fixtures.ts';
 import {
   type SiemQSimulator,
   type SiemQSimulatorOptions,
@@ -253,6 +254,8 @@ describe('SIEM Q admin ensure', () => {
         name: 'Exercise 1 · Section 2',
         identifier: 'lab-ex1-s2',
         enabled: true,
+        typeId: 277,
+        protocolTypeId: 0,
         requiresDeploy: false,
       },
     });
@@ -489,14 +492,15 @@ describe('SIEM Q admin ensure', () => {
     expect(JSON.parse(creates(sim).at(-1)?.body.toString() ?? '{}').type_id).toBe(278);
   });
 
-  it('find returns the log source of an identifier, or null', async () => {
+  it('find returns the log sources of the identifiers that exist, in one listing', async () => {
     const sim = await start();
     sim.store.addLogSource({ id: 180, name: 'a', identifier: 'lab-a' });
     sim.store.addLogSource({ id: 181, name: 'b', identifier: 'lab-b', type_id: 11 });
     const admin = adminFor(sim);
-    expect(await admin.find('lab-a')).toMatchObject({ ok: true, source: { id: 180 } });
+    const found = await admin.find(['lab-a', 'lab-b', 'lab-none']);
+    expect(found.ok).toBe(true);
     // Another type's log source is not ours.
-    expect(await admin.find('lab-b')).toEqual({ ok: true, source: null });
+    expect(found.ok && [...found.sources.entries()].map(([k, v]) => [k, v.id])).toEqual([['lab-a', 180]]);
   });
 });
 
@@ -517,6 +521,8 @@ describe('SIEM Q admin read', () => {
       name: 'two',
       identifier: 'h2',
       enabled: false,
+      typeId: 277,
+      protocolTypeId: 0,
       requiresDeploy: false,
     });
   });
@@ -572,7 +578,10 @@ describe('SIEM Q admin closeOffenses', () => {
       openedUntil: NOW,
     });
     expect(outcome).toEqual({ found: 5, closed: 5, failed: 0, errors: [], listFailed: false });
-    expect(s.closeCalls).toEqual([open, hidden, both, shared, atEdge]);
+    // Closed a few at a time: each once, in any order.
+    expect([...s.closeCalls].sort((x, y) => x - y)).toEqual(
+      [open, hidden, both, shared, atEdge].sort((x, y) => x - y),
+    );
     for (const id of [open, hidden, both, shared, atEdge]) {
       expect(s.offenses.get(id)).toMatchObject({ status: 'CLOSED', closing_reason_id: 54 });
     }
@@ -637,7 +646,7 @@ describe('SIEM Q admin closeOffenses', () => {
     expect(outcome.errors).toHaveLength(1);
     expect(outcome.errors[0]).toContain(`/api/siem/offenses/${failing}`);
     expect(outcome.errors[0]).toContain('HTTP 403 (code 1009): You do not have the required capabilities.');
-    expect(sim.store.closeCalls).toEqual([failing, fine]);
+    expect([...sim.store.closeCalls].sort()).toEqual([failing, fine].sort());
     expect(sim.store.offenses.get(fine)?.status).toBe('CLOSED');
   });
 
@@ -792,5 +801,68 @@ describe('SIEM Q admin check', () => {
     await sim.faults.refuse();
     const steps = await adminFor(sim).check();
     expect(steps).toEqual([expect.objectContaining({ name: 'siem_q_console', ok: false })]);
+  });
+});
+
+describe('SIEM Q admin under a deadline', () => {
+  it('stops closing when its signal ends, counting what it did not close as failed', async () => {
+    const sim = await start();
+    const ls = sim.store.addLogSource({ name: 'ours', identifier: 'lab-deadline' });
+    for (let i = 0; i < 12; i++) sim.store.addOffense({ log_source_ids: [ls.id], start_time: NOW - i });
+    const admin = adminFor(sim);
+    await admin.setup();
+    // A slow console; the signal ends once the console has seen four closes.
+    sim.faults.delayMs = 50;
+    const stop = new AbortController();
+    const poll = setInterval(() => {
+      if (sim.store.closeCalls.length >= 4) stop.abort(new Error('deadline'));
+    }, 5);
+    const outcome = await admin
+      .closeOffenses({ logSourceIds: [ls.id] }, stop.signal)
+      .finally(() => clearInterval(poll));
+    expect(outcome.listFailed).toBe(false);
+    expect(outcome.found).toBe(12);
+    expect(outcome.closed).toBeLessThan(12);
+    expect(outcome.closed + outcome.failed).toBe(12);
+    expect(outcome.errors.at(-1)).toMatch(
+      /stopped \(out of time or shutting down\) with \d+ of 12 offenses not closed/,
+    );
+    const closedInConsole = [...sim.store.offenses.values()].filter((o) => o.status === 'CLOSED').length;
+    expect(closedInConsole).toBeGreaterThanOrEqual(outcome.closed);
+  });
+});
+
+describe('SIEM Q admin over HTTPS', () => {
+  it('verifies the console certificate against siem_q.ca_pem, and refuses an unknown CA as unreachable', async () => {
+    const tls = createTlsFixtures();
+    const sim = await start({ tls: { cert: tls.serverCert, key: tls.serverKey } });
+    const settings = (caPem: string | null, verify = true): SiemQDestinationSettings =>
+      ({
+        console_url: sim.url,
+        token: sim.token,
+        event_collector_id: null,
+        log_source_type: 'Universal LEEF',
+        log_source_protocol: 'Syslog',
+        closing_reason: 'Non-Issue',
+        tls_verify: verify,
+        ca_pem: caPem,
+      }) as SiemQDestinationSettings;
+    const adminWith = (s: SiemQDestinationSettings) => {
+      const api = new SiemQConsole(s, 'siemq', secretScrubber({ secrets: [sim.token] }), {
+        wait,
+        now: () => NOW,
+      });
+      consoles.push(api);
+      return createSiemQAdmin(
+        { siem: 'siemq', revision: 'tls', settings: s, provision: true, offenseCleanup: true },
+        api,
+        new SiemQSetupCache(() => NOW),
+      );
+    };
+    expect(await adminWith(settings(tls.caCert)).setup()).toMatchObject({ ok: true, collector: { id: 7 } });
+    const untrusted = await adminWith(settings(null)).setup();
+    expect(untrusted).toMatchObject({ ok: false, reason: 'unreachable' });
+    expect(untrusted.ok === false && untrusted.message).toMatch(/certificate|self.signed|issuer/i);
+    expect(await adminWith(settings(null, false)).setup()).toMatchObject({ ok: true });
   });
 });

@@ -26,6 +26,8 @@ const LOG_SOURCE_FIELDS = 'id,name,enabled,requires_deploy,type_id,protocol_type
 const MAX_NAME = 255;
 /** Errors kept per cleanup. */
 const MAX_ERRORS = 5;
+/** Offenses closed at once. */
+const CLOSE_CONCURRENCY = 4;
 
 /** The settings the admin reads, and the destination's name and version for the cache. */
 export interface SiemQAdminInput {
@@ -92,18 +94,19 @@ export function createSiemQAdmin(
         const known = await readOne(api, spec.knownId, resolved, s);
         if (!known.ok && known.status !== 404) return known;
         if (known.ok && known.source.identifier === spec.identifier) {
-          return { ok: true, source: await enabled(api, known.source, s), created: false };
+          return adopted(await adopt(api, known.source, resolved, s));
         }
         if (known.ok) {
-          // Ours with an old identifier (the section moved): changed in place (protocols 4.10).
+          // Ours with an old identifier (the section moved): changed in place (protocols 4.10),
+          // with the whole parameter list (a console may replace it as a whole).
           const updated = await api.call({
             method: 'POST',
             path: `${LOG_SOURCES}/${known.source.id}`,
             body: {
               enabled: true,
-              protocol_parameters: [
-                { id: resolved.identifierParam, name: 'identifier', value: spec.identifier },
-              ],
+              type_id: resolved.logSourceType.id,
+              protocol_type_id: resolved.protocol.id,
+              protocol_parameters: protocolParameters(resolved, spec.identifier),
             },
             signal: s,
           });
@@ -121,7 +124,7 @@ export function createSiemQAdmin(
         if (!byName.ok) return byName;
         if (byName.source !== null) {
           if (byName.source.identifier === spec.identifier) {
-            return { ok: true, source: await enabled(api, byName.source, s), created: false };
+            return adopted(await adopt(api, byName.source, resolved, s));
           }
           // The name belongs to another log source (another exercise of the same title): never
           // reuse it, take a name that carries our identifier.
@@ -141,12 +144,7 @@ export function createSiemQAdmin(
             // One event per line in the SIEM, as sent: no coalescing, payload kept (protocols 3.9).
             coalesce_events: false,
             store_event_payload: true,
-            protocol_parameters: [
-              { id: resolved.identifierParam, name: 'identifier', value: spec.identifier },
-              ...(resolved.encodingParam !== null
-                ? [{ id: resolved.encodingParam, name: 'incomingPayloadEncoding', value: 'UTF-8' }]
-                : []),
-            ],
+            protocol_parameters: protocolParameters(resolved, spec.identifier),
           },
           signal: s,
         });
@@ -162,7 +160,7 @@ export function createSiemQAdmin(
           const byIdentifier = await findByIdentifier(api, spec.identifier, resolved, s);
           if (!byIdentifier.ok) return byIdentifier;
           if (byIdentifier.source !== null) {
-            return { ok: true, source: await enabled(api, byIdentifier.source, s), created: false };
+            return adopted(await adopt(api, byIdentifier.source, resolved, s));
           }
           return created;
         }
@@ -173,11 +171,20 @@ export function createSiemQAdmin(
       return bad(api, LOG_SOURCES, `the log source name "${clip(name, 80)}" stays taken`);
     },
 
-    async find(identifier, signal) {
+    async find(identifiers, signal) {
       const s = live(signal);
       const resolved = await setup(s);
       if (!resolved.ok) return resolved;
-      return findByIdentifier(api, identifier, resolved, s);
+      const listed = await listOfType(api, resolved, s);
+      if (!listed.ok) return listed;
+      const wanted = new Set(identifiers);
+      const sources = new Map<string, LogSourceState>();
+      for (const source of listed.sources) {
+        if (source.identifier !== null && wanted.has(source.identifier) && !sources.has(source.identifier)) {
+          sources.set(source.identifier, source);
+        }
+      }
+      return { ok: true, sources };
     },
 
     async read(ids, signal) {
@@ -240,27 +247,43 @@ export function createSiemQAdmin(
       ];
       let closed = 0;
       let failed = 0;
+      let stopped = 0;
       const errors: string[] = [];
-      for (const id of offenses) {
-        const path = `${OFFENSES}/${id}`;
-        const answer = await api.call({
-          method: 'POST',
-          path,
-          query: { status: 'CLOSED', closing_reason_id: String(reason.id) },
-          signal: s,
-        });
-        if (answer.ok) {
-          closed++;
-          continue;
+      const note = (message: string) => {
+        if (errors.length < MAX_ERRORS && !errors.includes(message)) errors.push(message);
+      };
+      // A few closes at a time: many offenses close in seconds, a slow console is not hammered.
+      let next = 0;
+      const worker = async () => {
+        while (next < offenses.length) {
+          const id = offenses[next++] as number;
+          if (s.aborted) {
+            stopped++;
+            continue;
+          }
+          try {
+            const outcome = await closeOne(api, id, reason.id, s);
+            if (outcome === 'closed') closed++;
+            else if (outcome !== 'gone') {
+              failed++;
+              note(outcome.message);
+            }
+          } catch (err) {
+            // Cancelled or out of time (the caller's signal) while closing this one.
+            if (!s.aborted) throw err;
+            stopped++;
+          }
         }
-        // Gone, or closed by someone else meanwhile: nothing left to do for it.
-        if (answer.status === 404) continue;
-        if (answer.status === 409) {
-          const now = await api.call({ method: 'GET', path, query: { fields: 'id,status' }, signal: s });
-          if (now.ok && (now.body as { status?: unknown } | null)?.status === 'CLOSED') continue;
-        }
-        failed++;
-        if (errors.length < MAX_ERRORS && !errors.includes(answer.message)) errors.push(answer.message);
+      };
+      await Promise.all(Array.from({ length: Math.min(CLOSE_CONCURRENCY, offenses.length) }, worker));
+      if (stopped > 0) {
+        failed += stopped;
+        note(
+          api.describe(
+            OFFENSES,
+            `stopped (out of time or shutting down) with ${stopped} of ${offenses.length} offenses not closed`,
+          ),
+        );
       }
       return { found: offenses.length, closed, failed, errors, listFailed: false };
     },
@@ -321,6 +344,29 @@ export function createSiemQAdmin(
       return steps;
     },
   };
+}
+
+/** Closes one offense: closed, gone (404, or closed by someone else meanwhile), or the refusal. */
+async function closeOne(
+  api: SiemQConsole,
+  id: number,
+  reasonId: number,
+  signal: AbortSignal,
+): Promise<'closed' | 'gone' | ConsoleRefusal> {
+  const path = `${OFFENSES}/${id}`;
+  const answer = await api.call({
+    method: 'POST',
+    path,
+    query: { status: 'CLOSED', closing_reason_id: String(reasonId) },
+    signal,
+  });
+  if (answer.ok) return 'closed';
+  if (answer.status === 404) return 'gone';
+  if (answer.status === 409) {
+    const now = await api.call({ method: 'GET', path, query: { fields: 'id,status' }, signal });
+    if (now.ok && (now.body as { status?: unknown } | null)?.status === 'CLOSED') return 'gone';
+  }
+  return answer;
 }
 
 /** Version, collector, log source type and protocol, by name (decisions.md §7), never hard-coded. */
@@ -482,6 +528,17 @@ async function findByIdentifier(
   resolved: ResolvedSetup,
   signal: AbortSignal,
 ): Promise<{ ok: true; source: LogSourceState | null } | ConsoleRefusal> {
+  const listed = await listOfType(api, resolved, signal);
+  if (!listed.ok) return listed;
+  return { ok: true, source: listed.sources.find((s) => s.identifier === identifier) ?? null };
+}
+
+/** Every log source of the configured type and protocol (the console cannot filter on parameters). */
+async function listOfType(
+  api: SiemQConsole,
+  resolved: ResolvedSetup,
+  signal: AbortSignal,
+): Promise<{ ok: true; sources: LogSourceState[] } | ConsoleRefusal> {
   const listed = await api.list(
     LOG_SOURCES,
     {
@@ -492,27 +549,68 @@ async function findByIdentifier(
     signal,
   );
   if (!listed.ok) return listed;
-  const match =
-    listed.items.map((i) => toState(i, resolved)).find((s) => s?.identifier === identifier) ?? null;
-  return { ok: true, source: match };
+  const sources = listed.items
+    .map((i) => toState(i, resolved))
+    .filter((x): x is LogSourceState => x !== null);
+  return { ok: true, sources };
 }
 
-/** A disabled log source routes nothing: enabled again (best effort; its state says what holds). */
-async function enabled(
+/**
+ * A found log source made fit to route our events: enabled, of the configured type and protocol
+ * (changed in place when not, protocols 4.10); the console's refusal when it cannot be.
+ */
+async function adopt(
   api: SiemQConsole,
   source: LogSourceState,
+  resolved: ResolvedSetup,
   signal: AbortSignal,
-): Promise<LogSourceState> {
-  if (source.enabled) return source;
+): Promise<{ ok: true; source: LogSourceState } | ConsoleRefusal> {
+  const fit =
+    source.enabled &&
+    (source.typeId === null || source.typeId === resolved.logSourceType.id) &&
+    (source.protocolTypeId === null || source.protocolTypeId === resolved.protocol.id);
+  if (fit) return { ok: true, source };
+  const path = `${LOG_SOURCES}/${source.id}`;
   const answer = await api.call({
     method: 'POST',
-    path: `${LOG_SOURCES}/${source.id}`,
-    body: { enabled: true },
+    path,
+    body: {
+      enabled: true,
+      type_id: resolved.logSourceType.id,
+      protocol_type_id: resolved.protocol.id,
+      ...(source.identifier !== null
+        ? { protocol_parameters: protocolParameters(resolved, source.identifier) }
+        : {}),
+    },
     signal,
   });
-  if (!answer.ok) return source;
-  const requiresDeploy = (answer.body as { requires_deploy?: unknown } | null)?.requires_deploy;
-  return { ...source, enabled: true, requiresDeploy: requiresDeploy === true || source.requiresDeploy };
+  if (!answer.ok) {
+    return {
+      ...answer,
+      message: `${answer.message} (log source ${source.id} "${clip(source.name, 80)}" is disabled or not of type "${resolved.logSourceType.name}" over "${resolved.protocol.name}", and could not be changed)`,
+    };
+  }
+  const updated = toState(answer.body, resolved);
+  return updated === null
+    ? bad(api, path, 'the updated log source has no id')
+    : { ok: true, source: updated };
+}
+
+function adopted(outcome: { ok: true; source: LogSourceState } | ConsoleRefusal): EnsureOutcome {
+  return outcome.ok ? { ok: true, source: outcome.source, created: false } : outcome;
+}
+
+/** The Syslog protocol's parameters of a log source: its identifier, and UTF-8 when the protocol has an encoding. */
+function protocolParameters(
+  resolved: ResolvedSetup,
+  identifier: string,
+): Array<{ id: number; name: string; value: string }> {
+  return [
+    { id: resolved.identifierParam, name: 'identifier', value: identifier },
+    ...(resolved.encodingParam !== null
+      ? [{ id: resolved.encodingParam, name: 'incomingPayloadEncoding', value: 'UTF-8' }]
+      : []),
+  ];
 }
 
 function toState(body: unknown, resolved: Pick<ResolvedSetup, 'identifierParam'>): LogSourceState | null {
@@ -529,6 +627,8 @@ function toState(body: unknown, resolved: Pick<ResolvedSetup, 'identifierParam'>
     name: typeof b.name === 'string' ? b.name : '',
     identifier: typeof param?.value === 'string' ? param.value : null,
     enabled: b.enabled !== false,
+    typeId: typeof b.type_id === 'number' ? b.type_id : null,
+    protocolTypeId: typeof b.protocol_type_id === 'number' ? b.protocol_type_id : null,
     requiresDeploy: b.requires_deploy === true,
   };
 }

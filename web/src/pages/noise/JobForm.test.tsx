@@ -12,6 +12,7 @@ const siems = [
     index: null,
     enabled: true,
     can_wipe: false,
+    closes_offenses: false,
     indexes: 'label',
   },
   {
@@ -21,6 +22,7 @@ const siems = [
     index: 'main',
     enabled: true,
     can_wipe: true,
+    closes_offenses: false,
     indexes: 'native',
   },
 ];

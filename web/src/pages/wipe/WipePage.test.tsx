@@ -15,6 +15,7 @@ const siems = [
     index: 'lab',
     enabled: true,
     can_wipe: true,
+    closes_offenses: false,
     indexes: 'native',
   },
   {
@@ -24,6 +25,7 @@ const siems = [
     index: null,
     enabled: true,
     can_wipe: false,
+    closes_offenses: false,
     indexes: 'label',
   },
   {
@@ -33,6 +35,7 @@ const siems = [
     index: 'lab',
     enabled: true,
     can_wipe: true,
+    closes_offenses: false,
     indexes: 'native',
   },
 ];
@@ -68,6 +71,15 @@ function renderPage() {
 }
 
 afterEach(() => vi.unstubAllGlobals());
+
+/** Renders the page and wipes splunk-lab through the typed confirmation. */
+async function wipeFirstSiem() {
+  const user = userEvent.setup();
+  renderPage();
+  await user.click(await screen.findByLabelText('splunk-lab'));
+  await user.type(screen.getByLabelText('Confirmation'), 'wipe splunk-lab');
+  await user.click(screen.getByRole('button', { name: 'Wipe permanently' }));
+}
 
 describe('wipe confirmation text', () => {
   it('names the SIEMs in order and must match exactly', () => {
@@ -183,6 +195,72 @@ describe('WipePage', () => {
     expect(screen.getByText('Wiped').nextElementSibling).toHaveTextContent('splunk-lab');
   });
 
+  it('shows the offenses a SIEM Q cleanup closed and explains why its events were skipped', async () => {
+    stubApi(() =>
+      json({
+        ok: true,
+        wiped: ['splunk-lab'],
+        skipped: ['siem-q'],
+        re_fired: [],
+        re_fire_errors: [],
+        offense_cleanup: [{ siem: 'siem-q', status: 'ok', found: 3, closed: 3, failed: 0, error: null }],
+      }),
+    );
+    await wipeFirstSiem();
+
+    expect(await screen.findByRole('heading', { name: 'Wipe finished' })).toHaveFocus();
+    const offenses = screen.getByRole('list', { name: 'Offenses closed' });
+    const [line] = within(offenses).getAllByRole('listitem');
+    expect(line).toHaveTextContent('siem-q: offenses closed 3 of 3 — ok');
+    expect(within(line!).getByText('ok')).toHaveClass('state-ok');
+    expect(screen.getByText('Skipped (no delete API)').nextElementSibling).toHaveTextContent(
+      'siem-q (its events cannot be deleted; its open offenses were closed instead, see Offenses closed)',
+    );
+  });
+
+  it('shows a partial offense cleanup with its error on a 502', async () => {
+    const error = 'SIEM Q console https://q.lab/api/siem/offenses/77: HTTP 409 (code 1008)';
+    stubApi(() =>
+      json(
+        {
+          ok: false,
+          wiped: [],
+          skipped: ['siem-q'],
+          re_fired: [],
+          re_fire_errors: [],
+          errors: [{ siem: 'splunk-lab', message: 'search answered 503' }],
+          offense_cleanup: [{ siem: 'siem-q', status: 'partial', found: 3, closed: 2, failed: 1, error }],
+          error: { code: 'bad_gateway', message: 'search answered 503' },
+        },
+        502,
+      ),
+    );
+    await wipeFirstSiem();
+
+    expect(await screen.findByRole('heading', { name: 'Wipe failed for some SIEMs' })).toHaveFocus();
+    const offenses = screen.getByRole('list', { name: 'Offenses closed' });
+    const [line] = within(offenses).getAllByRole('listitem');
+    expect(line).toHaveTextContent(
+      `siem-q: offenses closed 2 of 3, 1 could not be closed — partial: ${error}`,
+    );
+    expect(within(line!).getByText('partial')).toHaveClass('state-partial');
+    expect(screen.getByText('Skipped (no delete API)').nextElementSibling).toHaveTextContent(
+      'closing its open offenses instead did not fully work',
+    );
+  });
+
+  it('shows no offense section when the answer has no offense cleanup', async () => {
+    stubApi(() =>
+      json({ ok: true, wiped: ['splunk-lab'], skipped: ['syslog-lab'], re_fired: [], re_fire_errors: [] }),
+    );
+    await wipeFirstSiem();
+
+    expect(await screen.findByRole('heading', { name: 'Wipe finished' })).toHaveFocus();
+    expect(screen.queryByText('Offenses closed')).not.toBeInTheDocument();
+    expect(screen.queryByRole('list', { name: 'Offenses closed' })).not.toBeInTheDocument();
+    expect(screen.getByText('Skipped (no delete API)').nextElementSibling).toHaveTextContent(/^syslog-lab$/);
+  });
+
   it('shows a 400 next to the SIEM list', async () => {
     stubApi(() =>
       json(
@@ -220,6 +298,19 @@ describe('WipePage', () => {
     expect(await screen.findByLabelText('hec-no-wipe')).toBeDisabled();
     expect(screen.getByLabelText('new-kind-lab')).toBeEnabled();
     expect(requests.map((r) => new URL(r.url).pathname)).not.toContain('/api/destinations');
+  });
+
+  it('offers a syslog SIEM whose wipe closes its offenses, saying its events stay', async () => {
+    stubApi(
+      () => json({ ok: false, error: { code: 'not_found', message: 'no' } }, 404),
+      () => json([{ ...siems[1], name: 'siem-q-lab', closes_offenses: true }, siems[1]]),
+    );
+    renderPage();
+    expect(await screen.findByLabelText('siem-q-lab')).toBeEnabled();
+    expect(
+      screen.getByText(/its events cannot be deleted; a wipe closes its open offenses/),
+    ).toBeInTheDocument();
+    expect(screen.getByLabelText('syslog-lab')).toBeDisabled();
   });
 
   it('shows why the SIEM list could not be read, with no field to type names', async () => {

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { ErrorNotice, FieldError } from '../../components/ErrorNotice.tsx';
-import { confirmationText, isConfirmed, isWipeFailure, type WipeOutcome } from './wipe.ts';
+import { confirmationText, isConfirmed, isWipeFailure, offenseCount, type WipeOutcome } from './wipe.ts';
 import './wipe.css';
 
 /** Sends DELETE /api/sessions; a 502 carrying the wipe's own body is an outcome to show, not a thrown error. */
@@ -33,6 +33,7 @@ export function WipePage() {
   const names = all.map((d) => d.name).filter((n) => chosen.includes(n));
   const expected = confirmationText(names);
   const confirmed = isConfirmed(names, typed);
+  const offenses = mutation.data?.body.offense_cleanup ?? [];
 
   useEffect(() => {
     if (mutation.isSuccess) resultHeading.current?.focus();
@@ -73,7 +74,8 @@ export function WipePage() {
               {all.length === 0 ? <p className="muted">No SIEM destination is configured.</p> : null}
               <ul>
                 {all.map((d) => {
-                  const wipeable = d.can_wipe;
+                  // A SIEM Q destination's events cannot be deleted, but a wipe closes its offenses.
+                  const wipeable = d.can_wipe || d.closes_offenses;
                   const id = `${ids}-siem-${d.name}`;
                   return (
                     <li key={d.name}>
@@ -90,7 +92,11 @@ export function WipePage() {
                         {d.driver}
                         {d.index ? `, index ${d.index}` : ''}
                         {d.enabled ? '' : ', disabled'}
-                        {wipeable ? '' : ' — has no delete API; a wipe skips it'}
+                        {d.can_wipe
+                          ? ''
+                          : d.closes_offenses
+                            ? ' — its events cannot be deleted; a wipe closes its open offenses'
+                            : ' — has no delete API; a wipe skips it'}
                       </span>
                     </li>
                   );
@@ -167,7 +173,42 @@ export function WipePage() {
             {mutation.data.body.skipped.length > 0 ? (
               <>
                 <dt>Skipped (no delete API)</dt>
-                <dd>{mutation.data.body.skipped.join(', ')}</dd>
+                <dd>
+                  {mutation.data.body.skipped.map((name, i) => {
+                    const cleanup = offenses.find((c) => c.siem === name);
+                    return (
+                      <span key={name}>
+                        {i > 0 ? ', ' : ''}
+                        {name}
+                        {cleanup ? (
+                          <span className="muted">
+                            {' '}
+                            (its events cannot be deleted;{' '}
+                            {cleanup.status === 'ok'
+                              ? 'its open offenses were closed instead'
+                              : 'closing its open offenses instead did not fully work'}
+                            , see Offenses closed)
+                          </span>
+                        ) : null}
+                      </span>
+                    );
+                  })}
+                </dd>
+              </>
+            ) : null}
+            {offenses.length > 0 ? (
+              <>
+                <dt id={`${ids}-offenses`}>Offenses closed</dt>
+                <dd>
+                  <ul aria-labelledby={`${ids}-offenses`}>
+                    {offenses.map((c) => (
+                      <li key={c.siem}>
+                        {c.siem}: {offenseCount(c)} — <span className={`state-${c.status}`}>{c.status}</span>
+                        {c.error ? <span className="state-failed">: {c.error}</span> : null}
+                      </li>
+                    ))}
+                  </ul>
+                </dd>
               </>
             ) : null}
             <dt>Noise jobs run again</dt>
