@@ -110,7 +110,9 @@ describe('socdrill command', () => {
 
     await stop(first.child);
     const again = await startServer({ ...env, ADMIN_PASSWORD: 'a different password' });
-    expect(memoryMiB(again.child.pid, 'VmRSS')).toBeLessThanOrEqual(400);
+    // The embedded default's idle goal (docs/performance.md "Memory"): the start-up's memory is
+    // given back before the service listens.
+    expect(memoryMiB(again.child.pid, 'VmRSS')).toBeLessThanOrEqual(250);
     // Sessions, users and destinations persisted; the bootstrap never changes an existing admin.
     const me = await fetch(`${again.base}/api/me`, { headers: { cookie } });
     expect(me.status).toBe(200);

@@ -2,6 +2,7 @@ import { loadConfig, readEnv } from './config.ts';
 import { type AppContext, createContext } from './context.ts';
 import { type App, buildApp } from './http/build-app.ts';
 import { type MetricsServer, serveMetrics } from './http/metrics-server.ts';
+import { releaseStartupMemory } from './startup-memory.ts';
 
 /** Runs the service until SIGINT/SIGTERM, then closes everything in order. */
 export async function serve(): Promise<void> {
@@ -23,6 +24,8 @@ export async function serve(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // Before listening: the first request finds the start-up's memory given back.
+  releaseStartupMemory();
   try {
     await app.listen({ host: config.host, port: config.port });
     metricsServer = await serveMetrics(ctx);

@@ -5,7 +5,6 @@ import type { Logger } from '../logger.ts';
 import { createDatabaseStorage } from './database-storage.ts';
 import { createLocalStorage } from './local-storage.ts';
 import type { ObjectStorage } from './object-storage.ts';
-import { createS3Storage } from './s3-storage.ts';
 
 /**
  * The configured object storage; it follows the database unless S3_ENDPOINT is set (decisions.md
@@ -27,6 +26,9 @@ export async function openStorage(
       log.info({ uploads: swept }, 'Removed archive uploads an earlier process left unfinished.');
     return storage;
   }
+  // Imported only here: the S3 client library costs about 35 MiB of RSS, which the embedded
+  // default (idle goal 250 MiB, docs/performance.md "Memory") and PostgreSQL users never need.
+  const { createS3Storage } = await import('./s3-storage.ts');
   const storage = createS3Storage(config.s3);
   try {
     await storage.ensureBuckets();
