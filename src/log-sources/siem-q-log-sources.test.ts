@@ -103,7 +103,9 @@ describe('SIEM Q log sources of exercises', () => {
   const publish = (id: string) => call('POST', `/api/exercises/${id}/publish`, author);
   const logSources = async (id: string) =>
     (await ok('GET', `/api/exercises/${id}/log-sources`, author)).log_sources;
-  const creates = () => q.requests.filter((r) => r.method === 'POST' && r.path === LOG_SOURCES).length;
+  /** Log sources the console created (a refused create, such as a 409, creates none). */
+  const creates = () =>
+    q.requests.filter((r) => r.method === 'POST' && r.path === LOG_SOURCES && r.status === 201).length;
 
   it('provisions one log source per section at publish, named and identified as decided, and again idempotently', async () => {
     const ex = await draft('Phishing triage', ['Mail gateway', 'Proxy']);
@@ -140,6 +142,18 @@ describe('SIEM Q log sources of exercises', () => {
     expect((await logSources(ex.id)).map((r: { log_source_id: number }) => r.log_source_id)).toEqual(
       rows.map((r: { log_source_id: number }) => r.log_source_id),
     );
+  });
+
+  it('two publishes at once provision each section once', async () => {
+    const ex = await draft('Raced', ['One', 'Two']);
+    const before = creates();
+    const [a, b] = await Promise.all([publish(ex.id), publish(ex.id)]);
+    // One goes active; the other finds it active already, or the version moved under it (412).
+    expect([a.statusCode, b.statusCode].sort()).toEqual(expect.arrayContaining([200]));
+    for (const res of [a, b]) expect([200, 412]).toContain(res.statusCode);
+    expect(creates() - before).toBe(2);
+    const rows = await logSources(ex.id);
+    expect(new Set(rows.map((r: { log_source_id: number }) => r.log_source_id)).size).toBe(2);
   });
 
   it('resolves a duplicate-identifier 409 by finding the existing log source, and never shares one between exercises', async () => {
