@@ -2,7 +2,7 @@
 // peak RSS figures are per benchmark, with the service's V8 flags (src/node-flags.ts) so the
 // figures are the service's. `npm run bench -- leef syslog` runs only matching ones.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { missingServiceFlags } from '../src/node-flags.ts';
 
@@ -17,6 +17,8 @@ if (scripts.length === 0) {
   process.stderr.write(`No benchmark matches ${filters.join(', ')}\n`);
   process.exit(2);
 }
+// Benchmarks keep their scratch files under .tmp/ (ignored by git); a fresh clone has none yet.
+mkdirSync(path.resolve('.tmp'), { recursive: true });
 let failed = 0;
 for (const script of scripts) {
   process.stdout.write(`\n### ${script}\n`);
