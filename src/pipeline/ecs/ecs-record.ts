@@ -34,17 +34,29 @@ export function ecsRecordTime(
   const { times, text } = record;
   for (let k = times.length - 1; k >= 0; k--) {
     const span = times[k]!;
-    if (span.field !== '@timestamp') continue;
-    // Fast path straight from the text; a value spelled with escapes (never in practice) is decoded.
-    if (text.charCodeAt(span.start) === 0x22) {
-      const read = readEcsTimeText(text, span.start + 1, span.end - 1, scratch);
-      return read !== null || !hasEscape(text, span)
-        ? read
-        : readEcsTimeValue(tokenValue(text, span), scratch);
-    }
-    return readEcsTimeValue(Number(text.slice(span.start, span.end)), scratch);
+    if (span.field === '@timestamp') return ecsTokenTime(text, span.start, span.end, scratch);
   }
   return null;
+}
+
+/**
+ * Epoch ms of the time value token `text[start, end)` (a JSON string with its quotes, or a number),
+ * or null when it is not a readable date; `scratch` receives what was read (see ecsTimeAfterShift).
+ */
+export function ecsTokenTime(
+  text: string,
+  start: number,
+  end: number,
+  scratch: EcsTimeScratch,
+): number | null {
+  // Fast path straight from the text; a value spelled with escapes (never in practice) is decoded.
+  if (text.charCodeAt(start) === 0x22) {
+    const read = readEcsTimeText(text, start + 1, end - 1, scratch);
+    return read !== null || !hasEscape(text, start, end)
+      ? read
+      : readEcsTimeValue(tokenValue(text, start, end), scratch);
+  }
+  return readEcsTimeValue(Number(text.slice(start, end)), scratch);
 }
 
 /**
@@ -78,7 +90,7 @@ export function shiftEcsRecord(
   let hasTime = false;
   for (let k = 0; k < times.length; k++) {
     const span = times[k]!;
-    const replacement = shiftToken(text, span, shiftMs, scratch);
+    const replacement = shiftEcsToken(text, span.start, span.end, shiftMs, scratch);
     if (span.field === '@timestamp') hasTime = replacement !== null;
     if (replacement === null) continue;
     out += text.slice(from, span.start) + replacement;
@@ -87,16 +99,27 @@ export function shiftEcsRecord(
   return !hasTime || from === 0 ? text : out + text.slice(from);
 }
 
-/** The shifted token (with quotes for a string), or null when it is not a readable date. */
-function shiftToken(text: string, span: TimeSpan, shiftMs: number, scratch: EcsTimeScratch): string | null {
-  if (text.charCodeAt(span.start) !== 0x22) {
-    const shifted = shiftEcsTimeValue(Number(text.slice(span.start, span.end)), shiftMs, scratch);
+/**
+ * The time value token `text[start, end)` moved by `shiftMs` in its own notation (with quotes for
+ * a string), or null when it is not a readable date.
+ */
+export function shiftEcsToken(
+  text: string,
+  start: number,
+  end: number,
+  shiftMs: number,
+  scratch: EcsTimeScratch,
+): string | null {
+  if (text.charCodeAt(start) !== 0x22) {
+    const shifted = shiftEcsTimeValue(Number(text.slice(start, end)), shiftMs, scratch);
     return shifted === null ? null : String(shifted);
   }
-  const shifted = shiftEcsTimeText(text, span.start + 1, span.end - 1, shiftMs, scratch);
+  const shifted = shiftEcsTimeText(text, start + 1, end - 1, shiftMs, scratch);
   if (shifted !== null) return `"${shifted}"`;
   // A value spelled with escapes (never seen in practice) is decoded first.
-  const decoded = hasEscape(text, span) ? shiftEcsTimeValue(tokenValue(text, span), shiftMs, scratch) : null;
+  const decoded = hasEscape(text, start, end)
+    ? shiftEcsTimeValue(tokenValue(text, start, end), shiftMs, scratch)
+    : null;
   return decoded === null ? null : `"${decoded}"`;
 }
 
@@ -116,11 +139,11 @@ export function invalidDocument(entry: string, line: number, why: string): AppEr
   );
 }
 
-function tokenValue(text: string, span: TimeSpan): string {
-  return JSON.parse(text.slice(span.start, span.end)) as string;
+function tokenValue(text: string, start: number, end: number): string {
+  return JSON.parse(text.slice(start, end)) as string;
 }
 
-function hasEscape(text: string, span: TimeSpan): boolean {
-  for (let k = span.start + 1; k < span.end - 1; k++) if (text.charCodeAt(k) === 0x5c) return true;
+function hasEscape(text: string, start: number, end: number): boolean {
+  for (let k = start + 1; k < end - 1; k++) if (text.charCodeAt(k) === 0x5c) return true;
   return false;
 }

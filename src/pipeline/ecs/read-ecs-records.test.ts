@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { memoryEntry } from '../../../test/fixtures/archives/memory-entry.ts';
-import { ecsRecordTime, shiftEcsRecord } from './ecs-record.ts';
-import { EcsTwoPassReader, readEcsDocuments, readEcsRecords } from './read-ecs-records.ts';
+import { ecsRecordTime, shiftEcsRecord, shiftedEcsRecordTime } from './ecs-record.ts';
+import { EcsTimeScratch } from './ecs-time.ts';
+import { EcsTwoPassReader, readEcsDocuments, readEcsRecords, shiftedEcsEvents } from './read-ecs-records.ts';
 
 async function texts(entry: ReturnType<typeof memoryEntry>): Promise<Array<[number, string]>> {
   const out: Array<[number, string]> = [];
@@ -103,5 +104,61 @@ describe('EcsTwoPassReader', () => {
     for await (const _ of reader.firstPass(memoryEntry('a.ndjson', ndjson))) break;
     const second = reader.secondPass(memoryEntry('a.ndjson', ndjson));
     await expect(second.next()).rejects.toThrow('before a complete first pass');
+  });
+
+  /** The events shiftedEcsEvents gives after a first pass, as text, time and how they came. */
+  async function shipped(reader: EcsTwoPassReader, content: string | Buffer, path: string, chunk: number) {
+    for await (const _ of reader.firstPass(memoryEntry(path, content, chunk))) {
+      // pass 1 only validates and remembers here
+    }
+    const out: Array<{ json: string | undefined; time: number | null; bytes: boolean }> = [];
+    const scratch = new EcsTimeScratch();
+    for await (const batch of shiftedEcsEvents(reader, memoryEntry(path, content, chunk), HOURS_5, scratch)) {
+      for (const e of batch) {
+        let written: string | undefined;
+        if (e.writeJson !== undefined) {
+          const buf = Buffer.alloc(e.jsonBytes as number);
+          expect(e.writeJson(buf, 0)).toBe(buf.length);
+          written = buf.toString('latin1');
+          expect(written).toBe(e.json);
+        }
+        out.push({ json: e.json, time: e.time, bytes: written !== undefined });
+      }
+    }
+    return out;
+  }
+  const HOURS_5 = 5 * 3_600_000;
+
+  it('ships each document as the record path shifts it: ASCII lines from their bytes, others as text', async () => {
+    const content = `\uFEFF${ndjson.split('\n').slice(0, 3).join('\r\n')}\n\n  \n{"@timestamp":"2024-05-01T12:00:00Z","m":"café"}\n${ndjson.split('\n').slice(3).join('\n')}`;
+    const expected: Array<{ json: string; time: number | null }> = [];
+    for await (const r of readEcsRecords(memoryEntry('a.ndjson', content))) {
+      expected.push({ json: shiftEcsRecord(r, HOURS_5), time: shiftedEcsRecordTime(r, HOURS_5) });
+    }
+    for (const chunk of [7, 64, 1 << 16]) {
+      const got = await shipped(new EcsTwoPassReader(), content, 'a.ndjson', chunk);
+      expect(got.map(({ json, time }) => ({ json, time }))).toEqual(expected);
+      // The line with "é" is not ASCII: it goes as text (the byte order mark is dropped before).
+      expect(got.filter((e) => !e.bytes).map((e) => e.json)).toEqual([expected[3]?.json]);
+    }
+  });
+
+  it('ships documents beyond the memory budget and .json documents the same way', async () => {
+    const whole = await shipped(new EcsTwoPassReader(), ndjson, 'a.ndjson', 64);
+    const beyond = await shipped(new EcsTwoPassReader(20), ndjson, 'a.ndjson', 64);
+    expect(beyond.map(({ json, time }) => ({ json, time }))).toEqual(
+      whole.map(({ json, time }) => ({ json, time })),
+    );
+    // 20 slots hold the spans of the first four documents (1 + 2 × 2 each); the rest are located again.
+    expect(beyond.filter((e) => e.bytes).length).toBe(4);
+    const asJson = await shipped(new EcsTwoPassReader(), `[${ndjson.split('\n').join(',\n')}]`, 'a.json', 64);
+    expect(asJson.map(({ json, time }) => ({ json, time }))).toEqual(
+      whole.map(({ json, time }) => ({ json, time })),
+    );
+    expect(whole[49]).toEqual({
+      json: '{"@timestamp":"2024-05-01T17:00:49.000Z","event":{"created":1714582800049},"n":49}',
+      time: Date.UTC(2024, 4, 1, 17, 0, 49),
+      bytes: true,
+    });
   });
 });

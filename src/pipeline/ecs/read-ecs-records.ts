@@ -1,8 +1,19 @@
 import type { ArchiveEntry } from '../archive/archive-entry.ts';
+import { lineText, splitByteLines } from '../archive/byte-lines.ts';
 import type { LineBatch } from '../archive/split-lines.ts';
+import { isAsciiLine } from '../leef/leef-line-reader.ts';
+import type { OutboundEvent } from '../shipment/outbound-event.ts';
+import { ecsByteDocument } from './ecs-byte-document.ts';
 import type { EcsDocument } from './ecs-fields.ts';
-import { type EcsRecord, invalidDocument, parseEcsRecord } from './ecs-record.ts';
-import { locateEcsTimes, scanEcsJson } from './scan-ecs-json.ts';
+import {
+  type EcsRecord,
+  invalidDocument,
+  parseEcsRecord,
+  shiftEcsRecord,
+  shiftedEcsRecordTime,
+} from './ecs-record.ts';
+import type { EcsTimeScratch } from './ecs-time.ts';
+import { locateEcsTimes, scanEcsJson, type TimeSpan } from './scan-ecs-json.ts';
 import { DEFAULT_SPAN_MEMO_SLOTS, type SpanBudget, SpanMemo } from './span-memo.ts';
 import { JsonDocumentSplitter } from './split-json-documents.ts';
 
@@ -71,6 +82,20 @@ export class EcsTwoPassReader {
     this.#memos.set(path, memo);
   }
 
+  /**
+   * The time spans of an entry's documents in order, for a second pass that reads the documents
+   * itself (see shiftedEcsEvents): each `next()` gives the next document's, or null past what the
+   * first pass remembered (the caller locates them in the text).
+   */
+  spans(path: string): { next(): TimeSpan[] | null } {
+    const memo = this.#memos.get(path);
+    if (memo === undefined)
+      throw new Error(`second pass over ${JSON.stringify(path)} before a complete first pass`);
+    memo.rewind();
+    let index = 0;
+    return { next: () => (index++ < memo.documents ? memo.next() : null) };
+  }
+
   /** Second pass over an entry whose first pass this reader completed. */
   async *secondPass(entry: ArchiveEntry): AsyncGenerator<EcsRecord[]> {
     const path = entry.path;
@@ -92,9 +117,63 @@ export class EcsTwoPassReader {
   }
 }
 
+/**
+ * Second pass over an entry as the events to ship: every document with its time values moved by
+ * `shiftMs` (see shiftEcsRecord) and its event time after the move, in order, a batch per
+ * inflated chunk. NDJSON lines are split as bytes and an ASCII line (nearly all) is shipped from
+ * its bytes (EcsByteDocument); other lines and `.json` documents as shifted text. `scratch`: the
+ * pass's own.
+ */
+export async function* shiftedEcsEvents(
+  reader: EcsTwoPassReader,
+  entry: ArchiveEntry,
+  shiftMs: number,
+  scratch: EcsTimeScratch,
+): AsyncGenerator<OutboundEvent[]> {
+  if (isJsonEntry(entry.path)) {
+    for await (const batch of reader.secondPass(entry)) {
+      const out = new Array<OutboundEvent>(batch.length);
+      for (let k = 0; k < batch.length; k++) out[k] = shiftedText(batch[k]!, shiftMs, scratch);
+      yield out;
+    }
+    return;
+  }
+  const spans = reader.spans(entry.path);
+  for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
+    const out = new Array<OutboundEvent>(batch.count);
+    let n = 0;
+    for (const lines of batch.segments) {
+      const { buf, starts, ends } = lines;
+      for (let k = 0; k < starts.length; k++) {
+        const times = spans.next();
+        if (times !== null && isAsciiLine(lines, k)) {
+          out[n++] = ecsByteDocument(buf, starts[k]!, ends[k]!, times, shiftMs, scratch);
+        } else {
+          const text = lineText(lines, k);
+          const record = { entry: entry.path, line: 0, text, times: times ?? locateEcsTimes(text) };
+          out[n++] = shiftedText(record, shiftMs, scratch);
+        }
+      }
+    }
+    yield out;
+  }
+}
+
+function shiftedText(record: EcsRecord, shiftMs: number, scratch: EcsTimeScratch): OutboundEvent {
+  return {
+    json: shiftEcsRecord(record, shiftMs, scratch),
+    // The time the written @timestamp denotes (a value without milliseconds moves by whole units).
+    time: shiftedEcsRecordTime(record, shiftMs, scratch),
+  };
+}
+
+function isJsonEntry(path: string): boolean {
+  return /\.json$/i.test(path);
+}
+
 /** Document texts of an entry with their lines: NDJSON lines, or the documents of a `.json`. */
 async function* documentTexts(entry: ArchiveEntry): AsyncGenerator<LineBatch> {
-  if (!/\.json$/i.test(entry.path)) {
+  if (!isJsonEntry(entry.path)) {
     yield* entry.lineBatches();
     return;
   }

@@ -9,4 +9,11 @@ export interface OutboundEvent {
   readonly json?: string;
   readonly doc?: Readonly<Record<string, unknown>>;
   readonly time: number | null;
+  /**
+   * With `writeJson`: an ECS document held as bytes (ecs-byte-document.ts) whose `json` is built
+   * only when read. A driver that writes bytes copies it with writeJson, `jsonBytes` long.
+   */
+  readonly jsonBytes?: number;
+  /** Writes the document's bytes (see jsonBytes) at `out[offset]`; returns the offset after them. */
+  writeJson?(out: Buffer, offset: number): number;
 }

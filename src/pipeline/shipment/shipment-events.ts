@@ -1,6 +1,6 @@
 import { splitByteLines } from '../archive/byte-lines.ts';
 import { leefToEcs } from '../convert/leef-to-ecs.ts';
-import { shiftEcsRecord, shiftedEcsRecordTime } from '../ecs/ecs-record.ts';
+import { shiftedEcsEvents } from '../ecs/read-ecs-records.ts';
 import { type LeefLines, leefEventsBatch, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { RebaseContext } from '../leef/leef-rebase.ts';
@@ -75,18 +75,7 @@ export async function* shipmentEvents(
     throw new Error('ECS archives are shipped to ECS destinations only');
   }
   for await (const entry of archive.entries()) {
-    for await (const batch of reader.secondPass(entry)) {
-      const out = new Array<OutboundEvent>(batch.length);
-      for (let k = 0; k < batch.length; k++) {
-        const record = batch[k]!;
-        // The time the written @timestamp denotes (a value without milliseconds moves by whole units).
-        out[k] = {
-          json: shiftEcsRecord(record, shift, scratch.ecsTimes),
-          time: shiftedEcsRecordTime(record, shift, scratch.ecsTimes),
-        };
-      }
-      yield out;
-    }
+    yield* shiftedEcsEvents(reader, entry, shift, scratch.ecsTimes);
   }
 }
 

@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ecsByteDocument } from '../../pipeline/ecs/ecs-byte-document.ts';
+import { EcsTimeScratch } from '../../pipeline/ecs/ecs-time.ts';
+import { scanEcsJson } from '../../pipeline/ecs/scan-ecs-json.ts';
+import type { EncodedEvent } from '../shared/deliver.ts';
+import { requestBody } from '../shared/request-body.ts';
 import { createBulkEncoder, newIdPrefix } from './bulk-encode.ts';
 
 describe('createBulkEncoder', () => {
@@ -25,6 +30,23 @@ describe('createBulkEncoder', () => {
     const json = '{"@timestamp":"2026-03-01T12:00:00+02:00","n":12345678901234567890}';
     const text = `{"create":{"_index":"lab","_id":"p-0"}}\n${json}\n`;
     expect(encode({ json, time: null }, 0)).toEqual({ text, size: text.length });
+  });
+
+  it('copies a document held as bytes into the body, the same bytes as its text', () => {
+    const json = '{"@timestamp":"2026-03-01T12:00:00.000Z","event":{"created":1772366400000},"m":"a"}';
+    const chunk = Buffer.from(`xx\n${json}\nyy`, 'latin1');
+    const scan = scanEcsJson(json);
+    if (!scan.ok) throw new Error(scan.error);
+    const doc = ecsByteDocument(chunk, 3, 3 + json.length, scan.spans, 1000, new EcsTimeScratch());
+    const encode = createBulkEncoder('läb', 'p-');
+    const item = encode(doc, 1) as EncodedEvent;
+    const text =
+      '{"create":{"_index":"läb","_id":"p-1"}}\n' +
+      '{"@timestamp":"2026-03-01T12:00:01.000Z","event":{"created":1772366401000},"m":"a"}\n';
+    expect(item.text).toBe(text);
+    expect(item.writeTo).toBeDefined();
+    const other = encode({ json: '{"a":1}', time: null }, 2) as EncodedEvent;
+    expect(requestBody([item, other, item]).toString()).toBe(`${text}${other.text}${text}`);
   });
 
   it('refuses an event without a document', () => {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { OutboundEvent } from '../../pipeline/shipment/outbound-event.ts';
+import type { EncodedEvent } from '../shared/deliver.ts';
 import type { EncodeEvent } from '../shared/ship-loop.ts';
 
 /**
@@ -22,6 +24,9 @@ export function newIdPrefix(): string {
 export function createBulkEncoder(index: string, idPrefix: string): EncodeEvent {
   const head = `{"create":{"_index":${JSON.stringify(index)},"_id":"${idPrefix}`;
   return (event, seq) => {
+    // Archive documents held as bytes are copied into the body as they are (see BulkItem).
+    if (event.writeJson !== undefined && event.jsonBytes !== undefined)
+      return new BulkItem(`${head}${seq.toString(36)}"}}\n`, event);
     // Rebased archive documents arrive as JSON text (one line, validated when read); others as objects.
     const source =
       typeof event.json === 'string'
@@ -33,4 +38,38 @@ export function createBulkEncoder(index: string, idPrefix: string): EncodeEvent 
     const text = `${head}${seq.toString(36)}"}}\n${source}\n`;
     return { text, size: text.length };
   };
+}
+
+/**
+ * The item of a document held as bytes: its action line, then the document written by the event
+ * itself and a newline, so the document never becomes a string (ecs-byte-document.ts says why).
+ * `size` counts the document in bytes (it is ASCII) and the action line in UTF-16 units, as
+ * EncodedEvent asks.
+ */
+class BulkItem implements EncodedEvent {
+  readonly action: string;
+  readonly event: OutboundEvent;
+  readonly size: number;
+
+  constructor(action: string, event: OutboundEvent) {
+    this.action = action;
+    this.event = event;
+    this.size = action.length + (event.jsonBytes as number) + 1;
+  }
+
+  get text(): string {
+    return `${this.action}${this.event.json}\n`;
+  }
+
+  writeTo(out: Buffer, offset: number): number {
+    let o = offset + (out as Utf8Writer).utf8Write(this.action, offset);
+    o = (this.event.writeJson as (out: Buffer, offset: number) => number)(out, o);
+    out[o] = 0x0a;
+    return o + 1;
+  }
+}
+
+/** Node's UTF-8 writer behind `buffer.write(text, offset)`, without its argument handling. */
+interface Utf8Writer extends Buffer {
+  utf8Write(text: string, offset: number): number;
 }
