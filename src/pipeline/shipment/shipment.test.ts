@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { AppError } from '../../errors.ts';
@@ -19,8 +22,18 @@ async function collect(
   output: ShipmentOutput,
 ) {
   const events: OutboundEvent[] = [];
-  for await (const batch of shipmentEvents(shipment, source, output)) events.push(...batch);
+  for await (const batch of shipmentEvents(shipment, source, output)) events.push(...batch.map(asRead));
   return events;
+}
+
+/** What a driver reads of an event, as a plain object (events held as bytes build their text on demand). */
+function asRead(e: OutboundEvent): OutboundEvent {
+  return {
+    ...(e.line !== undefined ? { line: e.line } : {}),
+    ...(e.json !== undefined ? { json: e.json } : {}),
+    ...(e.doc !== undefined ? { doc: e.doc } : {}),
+    time: e.time,
+  };
 }
 
 const t0 = Date.UTC(2024, 0, 10, 8, 0, 0);
@@ -371,6 +384,47 @@ describe('prepareShipment stopped by its signal', () => {
       });
       await expect(preparing, format).rejects.toBe(reason);
       expect(batches).toBe(1);
+    }
+  });
+});
+
+describe('ECS documents held as bytes', () => {
+  it('keep their bytes until the pass is over, from a zip in a file with stored and deflated entries', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'socdrill-held-'));
+    try {
+      // Several 512 KiB chunks per entry, read from the file as the shipment goes.
+      const docs = (n: number, from: number) =>
+        Array.from(
+          { length: n },
+          (_, i) =>
+            `{"@timestamp":"${new Date(t0 + (from + i) * 1000).toISOString()}","event":{"created":${t0 + (from + i) * 1000}},"pad":"${'y'.repeat(i % 200)}"}`,
+        ).join('\n');
+      const file = path.join(dir, 'ecs.zip');
+      const data = buildZip([
+        { name: 'a.ndjson', data: docs(12_000, 0), method: 0 },
+        { name: 'b.ndjson', data: docs(12_000, 12_000), method: 8 },
+      ]);
+      writeFileSync(file, data);
+      const shipment = await prepareShipment(
+        [{ data: { path: file, size: data.length }, kind: 'zip', label: 'held.zip' }],
+        { format: 'ecs', now: NOW },
+      );
+      // Each document's text read as it comes, its bytes written once the pass is over, as a
+      // driver that holds a batch until the SIEM answers writes them: no chunk was reused.
+      const held: Array<{ event: OutboundEvent; text: string }> = [];
+      for await (const batch of shipmentEvents(shipment, 0, { kind: 'ecs' })) {
+        for (const event of batch) held.push({ event, text: event.json as string });
+      }
+      expect(held).toHaveLength(24_000);
+      for (const { event, text } of held) {
+        if (event.writeJson === undefined || event.jsonBytes === undefined)
+          throw new Error('not held as bytes');
+        const out = Buffer.alloc(event.jsonBytes);
+        event.writeJson(out, 0);
+        expect(out.toString('latin1')).toBe(text);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
