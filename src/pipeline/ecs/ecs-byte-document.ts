@@ -144,7 +144,7 @@ export function ecsByteDocument(
       }
     }
     // Numbers, and a string spelled with escapes (which shiftEcsToken decodes first).
-    if (shifted === null && (text.charCodeAt(a) !== 0x22 || text.indexOf('\\', a) < b))
+    if (shifted === null && (text.charCodeAt(a) !== 0x22 || hasBackslash(text, a + 1, b - 1)))
       shifted = shiftEcsToken(text, a, b, shiftMs, scratch);
     if (span.field === '@timestamp') {
       timeSpan = span;
@@ -159,6 +159,12 @@ export function ecsByteDocument(
   return hasTime
     ? new EcsByteDocument(buf, start, end, at, texts, timeSpan, shiftMs)
     : new EcsByteDocument(buf, start, end, null, null, timeSpan, shiftMs);
+}
+
+/** Whether `text[from, to)` holds a backslash. */
+function hasBackslash(text: string, from: number, to: number): boolean {
+  const at = text.indexOf('\\', from);
+  return at >= 0 && at < to;
 }
 
 /** Node's Latin-1 decoder behind `buffer.toString('latin1', …)`, without its argument handling. */

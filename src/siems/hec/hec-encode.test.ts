@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ecsByteDocument } from '../../pipeline/ecs/ecs-byte-document.ts';
+import { EcsTimeScratch } from '../../pipeline/ecs/ecs-time.ts';
+import { scanEcsJson } from '../../pipeline/ecs/scan-ecs-json.ts';
 import type { EncodedEvent } from '../shared/deliver.ts';
 import { requestBody } from '../shared/request-body.ts';
 import { createHecEncoder, ecsHost, hecTime, syslogHost } from './hec-encode.ts';
@@ -83,6 +86,18 @@ describe('createHecEncoder', () => {
     const json = '{"@timestamp":"2026-03-01T12:00:00Z","big":12345678901234567890}';
     const text = `{"time":1772366400.000,"sourcetype":"_json","event":${json}}\n`;
     expect(wire(encode({ json, time: 1772366400000 }, 0))).toEqual({ text, size: text.length });
+  });
+
+  it('embeds a document held as bytes as its shifted text, with the time its @timestamp denotes', () => {
+    const encode = createHecEncoder({ format: 'ecs', index: null, source: null, sourcetype: null, now: NOW });
+    const json = '{"@timestamp":"2026-03-01T11:00:00Z","big":12345678901234567890}';
+    const scan = scanEcsJson(json);
+    if (!scan.ok) throw new Error(scan.error);
+    const chunk = Buffer.from(`{}\n${json}\n`, 'latin1');
+    const doc = ecsByteDocument(chunk, 3, 3 + json.length, scan.spans, 3_600_000, new EcsTimeScratch());
+    const shifted = '{"@timestamp":"2026-03-01T12:00:00Z","big":12345678901234567890}';
+    const text = `{"time":1772366400.000,"sourcetype":"_json","event":${shifted}}\n`;
+    expect(wire(encode(doc, 0))).toEqual({ text, size: text.length });
   });
 
   it('refuses events the collector would refuse anyway (blank line, missing document)', () => {

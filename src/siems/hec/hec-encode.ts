@@ -64,15 +64,17 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
   return (event) => {
     let payload: string;
     let quote = false;
+    // Read once: a document held as bytes builds its text on every read.
+    const json = leef ? undefined : event.json;
     if (leef) {
       if (typeof event.line !== 'string' || event.line.trim() === '')
         return { error: 'event has no LEEF line' };
       payload = event.line;
       quote = needsNoEscape(payload, scan);
       if (!quote) payload = JSON.stringify(payload);
-    } else if (typeof event.json === 'string') {
+    } else if (typeof json === 'string') {
       // Rebased archive documents arrive as one line of validated JSON text.
-      payload = event.json;
+      payload = json;
     } else {
       if (typeof event.doc !== 'object' || event.doc === null) return { error: 'event has no ECS document' };
       payload = JSON.stringify(event.doc);
