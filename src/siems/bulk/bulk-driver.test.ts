@@ -393,6 +393,21 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     expectConserved(result, 8, sim);
   });
 
+  it('a body written into a buffer an earlier request used carries only its own documents', async () => {
+    const sim = await start();
+    // Long documents first, then short ones: a reused buffer still holds the longer bodies' bytes.
+    const make = (i: number) => ({ ...doc(i), message: i < 12 ? 'x'.repeat(4_000 - i * 300) : `short ${i}` });
+    sim.faults.next(1, { status: 503 });
+    const result = await driverFor(sim, {}, { batch: { maxEvents: 3, concurrency: 2 } }).send(
+      docs(30, 5, make),
+    );
+    expect(result).toMatchObject({ shipped: 30, failed: 0 });
+    expect(sim.store.sources(INDEX)).toEqual(expect.arrayContaining(range(30).map(make)));
+    expect(sim.store.sources(INDEX)).toHaveLength(30);
+    for (const request of sim.store.requests.filter((r) => r.path === '/_bulk' && r.body.length > 0))
+      expect(request.body.toString().endsWith('}\n')).toBe(true);
+  });
+
   it('several requests in flight keep every count right under mixed faults', async () => {
     const sim = await start();
     sim.faults.next(2, { status: 503 });

@@ -4,7 +4,7 @@ import { HttpEndpoint } from '../shared/http-endpoint.ts';
 import { plainIndexNameProblem } from '../shared/index-name.ts';
 import { logShipResult } from '../shared/log-ship-result.ts';
 import { networkOutcome } from '../shared/network-outcome.ts';
-import { requestBody } from '../shared/request-body.ts';
+import { BodyBuffers, maxBodyBytes, writeRequestBody } from '../shared/request-body.ts';
 import { secretScrubber, secretValues } from '../shared/secret-scrubber.ts';
 import { ShipLedger } from '../shared/ship-ledger.ts';
 import { type BatchLimits, overLimit, runShipment } from '../shared/ship-loop.ts';
@@ -95,12 +95,21 @@ export function createBulkDriver(
       const problem = index === null ? 'no index: the destination has no default index' : badIndex(index);
       if (problem) ledger.stop(failure('config', describe(problem)));
       const encode = createBulkEncoder(index ?? '', newIdPrefix());
+      // Bodies come from a pool of the shipment's: a new buffer of megabytes per request faults
+      // its pages in as it is written, which took a quarter of a bulk shipment's main thread
+      // (docs/performance.md). A body goes back only after a 2xx answer: the SIEM has answered
+      // for every item, so it read every byte and nothing of the buffer waits on the socket.
+      const buffers = new BodyBuffers(opts.batch.concurrency);
       const send: SendBatch = async (events, sendSignal) => {
-        const body = requestBody(events);
+        const held = buffers.take(maxBodyBytes(events));
+        const length = writeRequestBody(events, held);
         // Batches are cut by UTF-16 units (cheap to count); text outside ASCII takes up to three
         // bytes per unit, so a body can come out larger than the byte limit: halve it unsent.
-        if (body.length > opts.batch.maxBytes && events.length > 1)
-          return overLimit(body.length, opts.batch.maxBytes);
+        if (length > opts.batch.maxBytes && events.length > 1) {
+          buffers.give(held);
+          return overLimit(length, opts.batch.maxBytes);
+        }
+        const body = held.subarray(0, length);
         const answer = await endpoint.request({
           method: 'POST',
           path: BULK_PATH,
@@ -109,6 +118,7 @@ export function createBulkDriver(
           signal: sendSignal,
         });
         if (answer.kind === 'network') return networkOutcome(answer);
+        if (answer.status >= 200 && answer.status < 300) buffers.give(held);
         const outcome = classifyBulkAnswer(
           answer.status,
           answer.text,
