@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ecsByteDocument } from './ecs-byte-document.ts';
+import { EcsPatches, ecsByteDocument } from './ecs-byte-document.ts';
 import { type EcsRecord, shiftEcsRecord, shiftedEcsRecordTime } from './ecs-record.ts';
 import { EcsTimeScratch } from './ecs-time.ts';
 import { scanEcsJson } from './scan-ecs-json.ts';
@@ -105,6 +105,9 @@ describe('ecsByteDocument', () => {
       '1.5',
       '-3',
       '"2024-05-01T12:34:56\\u002e5Z"',
+      '1e308',
+      '5e-324',
+      '-1.7976931348623157e+308',
     ),
   );
   const field = fc.constantFrom(
@@ -142,6 +145,40 @@ describe('ecsByteDocument', () => {
         expect(got.around).toBe('********');
       }),
       { numRuns: 3_000 },
+    );
+  });
+
+  it('documents of one batch share its patches and keep their values as the patches grow (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(member, { maxLength: 6 }), { minLength: 1, maxLength: 40 }), (docs) => {
+        const scratch = new EcsTimeScratch();
+        const patches = new EcsPatches(1);
+        const texts = docs.map((members) => `{${members.join(',')}}`);
+        const chunk = Buffer.from(texts.join('\n'), 'latin1');
+        let start = 0;
+        const made = texts.map((text) => {
+          const doc = ecsByteDocument(
+            chunk,
+            start,
+            start + text.length,
+            record(text).times,
+            HOUR,
+            scratch,
+            patches,
+          );
+          start += text.length + 1;
+          return doc;
+        });
+        // Read only once the whole batch is made: the patches have grown by replacement meanwhile.
+        made.forEach((doc, k) => {
+          const want = shiftEcsRecord(record(texts[k]!), HOUR);
+          const out = Buffer.alloc(doc.jsonBytes);
+          expect(doc.writeJson(out, 0)).toBe(want.length);
+          expect(out.toString('latin1')).toBe(want);
+          expect(doc.json).toBe(want);
+        });
+      }),
+      { numRuns: 500 },
     );
   });
 

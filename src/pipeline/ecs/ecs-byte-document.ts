@@ -15,8 +15,46 @@ import { EcsTimeScratch, ecsTimeAfterShift, shiftEcsTimeText } from './ecs-time.
 import type { TimeSpan } from './scan-ecs-json.ts';
 
 /**
- * One ASCII document as shipped: `buf[start, end)` with the values at `at` (pairs of offsets from
- * `start`) replaced by `texts`. Holds the inflated chunk until the batch is answered.
+ * The shifted time values of a batch of documents, side by side as bytes, and where each goes:
+ * one buffer and one index per batch instead of an array of strings and an array of offsets per
+ * document. A batch is held until the SIEM has answered, so whatever a document keeps outlives
+ * young-generation collections; copying those survivors was a quarter of pass 2's main thread
+ * (docs/performance.md). The buffers only grow by replacement: a document keeps the ones it was
+ * written into.
+ */
+export class EcsPatches {
+  /** The values' ASCII bytes. */
+  bytes: Buffer;
+  /** Per value: where it goes (from, to: offsets in its document) and where its bytes are here. */
+  index: Int32Array;
+  bytesUsed = 0;
+  indexUsed = 0;
+
+  /** Room for about `documents` documents with three values each. */
+  constructor(documents = 1) {
+    this.bytes = Buffer.allocUnsafe(Math.max(64, documents * 96));
+    this.index = new Int32Array(Math.max(12, documents * 12));
+  }
+
+  /** Makes room for `values` more values of at most `bytes` bytes in all. */
+  reserve(values: number, bytes: number): void {
+    if (this.bytesUsed + bytes > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, bytes));
+      this.bytes = grown;
+      this.bytesUsed = 0;
+    }
+    if (this.indexUsed + 3 * values > this.index.length) {
+      this.index = new Int32Array(Math.max(2 * this.index.length, 3 * values));
+      this.indexUsed = 0;
+    }
+  }
+}
+
+/**
+ * One ASCII document as shipped: `buf[start, end)` with `count` values replaced, as `patches`
+ * records them from `at` on (from, to: offsets from `start`; then the value's offset in
+ * `patches.bytes`, whose length is the next value's offset or `valuesEnd`). Holds the inflated
+ * chunk and its batch's patches until the batch is answered.
  */
 export class EcsByteDocument implements OutboundEvent {
   /** Bytes of the shipped document (`json` is as long: ASCII). */
@@ -24,8 +62,11 @@ export class EcsByteDocument implements OutboundEvent {
   readonly #buf: Buffer;
   readonly #start: number;
   readonly #end: number;
-  readonly #at: readonly number[] | null;
-  readonly #texts: readonly string[] | null;
+  readonly #values: Buffer | null;
+  readonly #index: Int32Array | null;
+  readonly #at: number;
+  readonly #count: number;
+  readonly #valuesEnd: number;
   /** Every replacement as long as what it replaces: one copy, then the values written over. */
   readonly #inPlace: boolean;
   // For the event time, on demand: the last @timestamp's token (offsets from start) and the shift.
@@ -38,24 +79,32 @@ export class EcsByteDocument implements OutboundEvent {
     buf: Buffer,
     start: number,
     end: number,
-    at: readonly number[] | null,
-    texts: readonly string[] | null,
+    patches: EcsPatches | null,
+    at: number,
+    count: number,
+    valuesEnd: number,
     timeSpan: TimeSpan | null,
     shiftMs: number,
   ) {
     this.#buf = buf;
     this.#start = start;
     this.#end = end;
+    this.#values = patches === null ? null : patches.bytes;
+    this.#index = patches === null ? null : patches.index;
     this.#at = at;
-    this.#texts = texts;
+    this.#count = count;
+    this.#valuesEnd = valuesEnd;
     this.#timeStart = timeSpan === null ? -1 : timeSpan.start;
     this.#timeEnd = timeSpan === null ? -1 : timeSpan.end;
     this.#shiftMs = shiftMs;
     let bytes = end - start;
     let inPlace = true;
-    if (at !== null && texts !== null)
-      for (let k = 0; k < texts.length; k++) {
-        const change = texts[k]!.length - (at[2 * k + 1]! - at[2 * k]!);
+    const index = this.#index;
+    if (index !== null)
+      for (let k = 0; k < count; k++) {
+        const i = at + 3 * k;
+        const valueEnd = k + 1 < count ? index[i + 5]! : valuesEnd;
+        const change = valueEnd - index[i + 2]! - (index[i + 1]! - index[i]!);
         bytes += change;
         if (change !== 0) inPlace = false;
       }
@@ -88,29 +137,42 @@ export class EcsByteDocument implements OutboundEvent {
   writeJson(out: Buffer, offset: number): number {
     const buf = this.#buf;
     const base = this.#start;
-    const at = this.#at;
-    const texts = this.#texts;
-    if (at === null || texts === null) return offset + buf.copy(out, offset, base, this.#end);
+    const values = this.#values;
+    const index = this.#index;
+    const count = this.#count;
+    if (values === null || index === null) return offset + buf.copy(out, offset, base, this.#end);
     if (this.#inPlace) {
       const o = offset + buf.copy(out, offset, base, this.#end);
-      for (let k = 0; k < texts.length; k++) writeAscii(out, offset + at[2 * k]!, texts[k]!);
+      for (let k = 0, i = this.#at; k < count; k++, i += 3) {
+        const valueEnd = k + 1 < count ? index[i + 5]! : this.#valuesEnd;
+        copyShort(values, index[i + 2]!, valueEnd, out, offset + index[i]!);
+      }
       return o;
     }
     let o = offset;
     let from = base;
-    for (let k = 0; k < texts.length; k++) {
-      o += buf.copy(out, o, from, base + at[2 * k]!);
-      o = writeAscii(out, o, texts[k]!);
-      from = base + at[2 * k + 1]!;
+    for (let k = 0, i = this.#at; k < count; k++, i += 3) {
+      o += buf.copy(out, o, from, base + index[i]!);
+      const valueEnd = k + 1 < count ? index[i + 5]! : this.#valuesEnd;
+      o = copyShort(values, index[i + 2]!, valueEnd, out, o);
+      from = base + index[i + 1]!;
     }
     return o + buf.copy(out, o, from, this.#end);
   }
 }
 
+/** Copies `src[from, to)` (a time value: a few dozen bytes) to `out[at]`; returns the offset after. */
+function copyShort(src: Buffer, from: number, to: number, out: Buffer, at: number): number {
+  // A byte loop: for values this short, Buffer#copy's argument handling costs more than the copy.
+  for (let k = from; k < to; k++) out[at++] = src[k]!;
+  return at;
+}
+
 /**
  * The document of the ASCII line `buf[start, end)` with every readable time value at `spans` moved
  * by `shiftMs` in its own notation (as shiftEcsRecord moves them): nothing moves when the last
- * `@timestamp` is not a readable date. `scratch`: the pass's.
+ * `@timestamp` is not a readable date. `scratch`: the pass's; `patches`: its batch's (one of its
+ * own when not given).
  */
 export function ecsByteDocument(
   buf: Buffer,
@@ -119,13 +181,20 @@ export function ecsByteDocument(
   spans: readonly TimeSpan[],
   shiftMs: number,
   scratch: EcsTimeScratch,
+  patches: EcsPatches = new EcsPatches(),
 ): EcsByteDocument {
-  if (spans.length === 0) return new EcsByteDocument(buf, start, end, null, null, null, shiftMs);
+  if (spans.length === 0) return new EcsByteDocument(buf, start, end, null, 0, 0, 0, null, shiftMs);
   // One decoded slice from the first value to the end of the last (ASCII: Latin-1 is exact).
   const first = spans[0]!.start;
   const text = latin1(buf, start + first, start + spans[spans.length - 1]!.end);
-  let at: number[] | null = null;
-  let texts: string[] | null = null;
+  // A moved value is no longer than its token, or a number's text (at most 25 characters).
+  patches.reserve(spans.length, text.length + 32 * spans.length);
+  const values = patches.bytes;
+  const index = patches.index;
+  const at = patches.indexUsed;
+  const valuesStart = patches.bytesUsed;
+  let i = at;
+  let v = valuesStart;
   let timeSpan: TimeSpan | null = null;
   let hasTime = false;
   for (let k = 0; k < spans.length; k++) {
@@ -151,14 +220,16 @@ export function ecsByteDocument(
       hasTime = shifted !== null;
     }
     if (shifted === null) continue;
-    at ??= [];
-    texts ??= [];
-    at.push(from, to);
-    texts.push(shifted);
+    index[i] = from;
+    index[i + 1] = to;
+    index[i + 2] = v;
+    i += 3;
+    v = writeAscii(values, v, shifted);
   }
-  return hasTime
-    ? new EcsByteDocument(buf, start, end, at, texts, timeSpan, shiftMs)
-    : new EcsByteDocument(buf, start, end, null, null, timeSpan, shiftMs);
+  if (!hasTime || i === at) return new EcsByteDocument(buf, start, end, null, 0, 0, 0, timeSpan, shiftMs);
+  patches.indexUsed = i;
+  patches.bytesUsed = v;
+  return new EcsByteDocument(buf, start, end, patches, at, (i - at) / 3, v, timeSpan, shiftMs);
 }
 
 /** Whether `text[from, to)` holds a backslash. */

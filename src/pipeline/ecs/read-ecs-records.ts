@@ -3,7 +3,7 @@ import { lineText, splitByteLines } from '../archive/byte-lines.ts';
 import type { LineBatch } from '../archive/split-lines.ts';
 import { isAsciiLine } from '../leef/leef-line-reader.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
-import { ecsByteDocument } from './ecs-byte-document.ts';
+import { EcsPatches, ecsByteDocument } from './ecs-byte-document.ts';
 import type { EcsDocument } from './ecs-fields.ts';
 import {
   type EcsRecord,
@@ -141,13 +141,14 @@ export async function* shiftedEcsEvents(
   const spans = reader.spans(entry.path);
   for await (const batch of splitByteLines(entry.bytes(), entry.path, entry.maxLineLength)) {
     const out = new Array<OutboundEvent>(batch.count);
+    const patches = new EcsPatches(batch.count);
     let n = 0;
     for (const lines of batch.segments) {
       const { buf, starts, ends } = lines;
       for (let k = 0; k < starts.length; k++) {
         const times = spans.next();
         if (times !== null && isAsciiLine(lines, k)) {
-          out[n++] = ecsByteDocument(buf, starts[k]!, ends[k]!, times, shiftMs, scratch);
+          out[n++] = ecsByteDocument(buf, starts[k]!, ends[k]!, times, shiftMs, scratch, patches);
         } else {
           const text = lineText(lines, k);
           const record = { entry: entry.path, line: 0, text, times: times ?? locateEcsTimes(text) };
