@@ -49,6 +49,20 @@ describe('createBulkEncoder', () => {
     expect(requestBody([item, other, item]).toString()).toBe(`${text}${other.text}${text}`);
   });
 
+  it('writes the _id of any position as its text says, without building the action line', () => {
+    const json = '{"m":"a"}';
+    const chunk = Buffer.from(json, 'latin1');
+    const doc = ecsByteDocument(chunk, 0, json.length, [], 0, new EcsTimeScratch());
+    const encode = createBulkEncoder('läb', 'p-');
+    for (const seq of [0, 9, 10, 35, 36, 1295, 1296, 46_655, 46_656, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) {
+      const item = encode(doc, seq) as EncodedEvent;
+      const text = `{"create":{"_index":"läb","_id":"p-${seq.toString(36)}"}}\n${json}\n`;
+      expect(item.text).toBe(text);
+      expect(item.size).toBe(text.length);
+      expect(requestBody([item]).toString()).toBe(text);
+    }
+  });
+
   it('refuses an event without a document', () => {
     expect(createBulkEncoder('i', 'p-')({ line: 'LEEF:2.0|', time: null }, 0)).toEqual({
       error: 'event has no ECS document',

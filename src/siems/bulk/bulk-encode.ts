@@ -23,10 +23,11 @@ export function newIdPrefix(): string {
  */
 export function createBulkEncoder(index: string, idPrefix: string): EncodeEvent {
   const head = `{"create":{"_index":${JSON.stringify(index)},"_id":"${idPrefix}`;
+  const action = new BulkAction(head);
   return (event, seq) => {
     // Archive documents held as bytes are copied into the body as they are (see BulkItem).
     if (event.writeJson !== undefined && event.jsonBytes !== undefined)
-      return new BulkItem(`${head}${seq.toString(36)}"}}\n`, event);
+      return new BulkItem(action, seq, event);
     // Rebased archive documents arrive as JSON text (one line, validated when read); others as objects.
     const source =
       typeof event.json === 'string'
@@ -40,36 +41,70 @@ export function createBulkEncoder(index: string, idPrefix: string): EncodeEvent 
   };
 }
 
-/**
- * The item of a document held as bytes: its action line, then the document written by the event
- * itself and a newline, so the document never becomes a string (ecs-byte-document.ts says why).
- * `size` counts the document in bytes (it is ASCII) and the action line in UTF-16 units, as
- * EncodedEvent asks.
- */
-class BulkItem implements EncodedEvent {
-  readonly action: string;
-  readonly event: OutboundEvent;
-  readonly size: number;
+/** The action line of a shipment's items, but for each item's `_id` suffix (its position in base 36). */
+class BulkAction {
+  readonly head: string;
+  readonly #bytes: Buffer;
 
-  constructor(action: string, event: OutboundEvent) {
-    this.action = action;
-    this.event = event;
-    this.size = action.length + (event.jsonBytes as number) + 1;
+  constructor(head: string) {
+    this.head = head;
+    this.#bytes = Buffer.from(head);
   }
 
-  get text(): string {
-    return `${this.action}${this.event.json}\n`;
+  /** Characters of the line for `seq` (UTF-16 units, as EncodedEvent counts). */
+  size(seq: number): number {
+    return this.head.length + base36Digits(seq) + 4;
   }
 
-  writeTo(out: Buffer, offset: number): number {
-    let o = offset + (out as Utf8Writer).utf8Write(this.action, offset);
-    o = (this.event.writeJson as (out: Buffer, offset: number) => number)(out, o);
-    out[o] = 0x0a;
-    return o + 1;
+  /** Writes the line for `seq` at `out[offset]`; returns the offset after it. */
+  write(out: Buffer, offset: number, seq: number): number {
+    let o = offset + this.#bytes.copy(out, offset);
+    const digits = base36Digits(seq);
+    for (let k = digits - 1, n = seq; k >= 0; k--, n = Math.floor(n / 36)) out[o + k] = BASE36[n % 36]!;
+    o += digits;
+    out[o] = 0x22; // "}}\n
+    out[o + 1] = 0x7d;
+    out[o + 2] = 0x7d;
+    out[o + 3] = 0x0a;
+    return o + 4;
   }
 }
 
-/** Node's UTF-8 writer behind `buffer.write(text, offset)`, without its argument handling. */
-interface Utf8Writer extends Buffer {
-  utf8Write(text: string, offset: number): number;
+const BASE36 = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
+
+function base36Digits(n: number): number {
+  let digits = 1;
+  for (let v = n; v >= 36; v = Math.floor(v / 36)) digits++;
+  return digits;
+}
+
+/**
+ * The item of a document held as bytes: its action line, then the document written by the event
+ * itself and a newline, so neither becomes a string (ecs-byte-document.ts says why: a batch is held
+ * until the SIEM answers). `size` counts the document in bytes (it is ASCII) and the action line in
+ * UTF-16 units, as EncodedEvent asks.
+ */
+class BulkItem implements EncodedEvent {
+  readonly #action: BulkAction;
+  readonly #seq: number;
+  readonly #event: OutboundEvent;
+  readonly size: number;
+
+  constructor(action: BulkAction, seq: number, event: OutboundEvent) {
+    this.#action = action;
+    this.#seq = seq;
+    this.#event = event;
+    this.size = action.size(seq) + (event.jsonBytes as number) + 1;
+  }
+
+  get text(): string {
+    return `${this.#action.head}${this.#seq.toString(36)}"}}\n${this.#event.json}\n`;
+  }
+
+  writeTo(out: Buffer, offset: number): number {
+    let o = this.#action.write(out, offset, this.#seq);
+    o = (this.#event.writeJson as (out: Buffer, offset: number) => number)(out, o);
+    out[o] = 0x0a;
+    return o + 1;
+  }
 }
