@@ -11,7 +11,7 @@
 import { writeAscii } from '../leef/leef-bytes.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
 import { ecsTokenTime, shiftEcsToken } from './ecs-record.ts';
-import { EcsTimeScratch, ecsTimeAfterShift, shiftEcsTimeText } from './ecs-time.ts';
+import { EcsTimeScratch, ecsTimeAfterShift, writeShiftedEcsTimeText } from './ecs-time.ts';
 import type { TimeSpan } from './scan-ecs-json.ts';
 
 /**
@@ -201,30 +201,31 @@ export function ecsByteDocument(
     const span = spans[k]!;
     const a = span.start - first;
     const b = span.end - first;
-    // A string value is rewritten between its quotes, so no quoted copy is built.
-    let from = span.start;
-    let to = span.end;
-    let shifted: string | null = null;
-    if (text.charCodeAt(a) === 0x22) {
-      shifted = shiftEcsTimeText(text, a + 1, b - 1, shiftMs, scratch);
+    const quoted = text.charCodeAt(a) === 0x22;
+    // A string value is rewritten between its quotes, straight into the patches.
+    let written = quoted ? writeShiftedEcsTimeText(text, a + 1, b - 1, shiftMs, scratch, values, v) : -1;
+    if (written >= 0) {
+      index[i] = span.start + 1;
+      index[i + 1] = span.end - 1;
+      index[i + 2] = v;
+      i += 3;
+      v = written;
+    } else if (!quoted || hasBackslash(text, a + 1, b - 1)) {
+      // Numbers, and a string spelled with escapes (which shiftEcsToken decodes first).
+      const shifted = shiftEcsToken(text, a, b, shiftMs, scratch);
       if (shifted !== null) {
-        from++;
-        to--;
+        index[i] = span.start;
+        index[i + 1] = span.end;
+        index[i + 2] = v;
+        i += 3;
+        v = writeAscii(values, v, shifted);
+        written = v;
       }
     }
-    // Numbers, and a string spelled with escapes (which shiftEcsToken decodes first).
-    if (shifted === null && (text.charCodeAt(a) !== 0x22 || hasBackslash(text, a + 1, b - 1)))
-      shifted = shiftEcsToken(text, a, b, shiftMs, scratch);
     if (span.field === '@timestamp') {
       timeSpan = span;
-      hasTime = shifted !== null;
+      hasTime = written >= 0;
     }
-    if (shifted === null) continue;
-    index[i] = from;
-    index[i + 1] = to;
-    index[i + 2] = v;
-    i += 3;
-    v = writeAscii(values, v, shifted);
   }
   if (!hasTime || i === at) return new EcsByteDocument(buf, start, end, null, 0, 0, 0, timeSpan, shiftMs);
   patches.indexUsed = i;

@@ -24,6 +24,8 @@ export class EcsTimeScratch {
   /** dateOfDays: the last day number written and its `YYYY-MM-DD` (null outside years 1000-9999). */
   days = Number.NaN;
   date: string | null = null;
+  /** What the last parseIso read (one object per pass, not one per value). */
+  readonly iso = new IsoTime();
 }
 
 // The local times ISO values can be written for (years 1000-9999, see dateOfDays).
@@ -125,21 +127,94 @@ export function shiftEcsTimeText(
   return formatIso(iso, iso.utcMs + Math.floor(shiftMs / unit) * unit, text, to, scratch);
 }
 
-interface IsoTime {
-  readonly utcMs: number;
+/**
+ * shiftEcsTimeText written as bytes at `out[at]` (room for `to - from` bytes, or 15 for epoch
+ * digits): the offset after them, or -1 when shiftEcsTimeText gives null. No string is built: this
+ * runs for every time value of every ASCII document pass 2 ships (ecs-byte-document.ts);
+ * ecs-byte-document.test.ts holds it to shiftEcsTimeText.
+ */
+export function writeShiftedEcsTimeText(
+  text: string,
+  from: number,
+  to: number,
+  shiftMs: number,
+  scratch: EcsTimeScratch,
+  out: Buffer,
+  at: number,
+): number {
+  if (isEpochDigits(text, from, to)) {
+    const shifted = Number(text.slice(from, to)) + shiftMs;
+    return isWritableEpoch(shifted) ? writeDecimal(out, at, shifted) : -1;
+  }
+  const iso = parseIso(text, from, to, scratch);
+  if (iso === null) return -1;
+  const unit = iso.unitMs;
+  const local = iso.utcMs + Math.floor(shiftMs / unit) * unit + iso.offsetMs;
+  const days = Math.floor(local / DAY_MS);
+  let rest = local - days * DAY_MS;
+  const date = dateOfDays(days, scratch);
+  if (date === null) return -1;
+  let o = writeText(out, at, date, 0, 10);
+  if (iso.dateOnly) return o;
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  out[o] = iso.separator.charCodeAt(0);
+  o = write2(out, o + 1, hour);
+  out[o] = 0x3a;
+  o = write2(out, o + 1, minute);
+  if (iso.hasSeconds) {
+    const second = Math.floor(rest / 1000);
+    out[o] = 0x3a;
+    o = write2(out, o + 1, second);
+    if (iso.msDigits > 0) {
+      out[o++] = iso.fractionSeparator.charCodeAt(0);
+      const ms = rest - second * 1000;
+      out[o] = 48 + Math.floor(ms / 100);
+      if (iso.msDigits > 1) out[o + 1] = 48 + (Math.floor(ms / 10) % 10);
+      if (iso.msDigits > 2) out[o + 2] = 48 + (ms % 10);
+      o += iso.msDigits;
+    }
+  }
+  return iso.tailStart < to ? writeText(out, o, text, iso.tailStart, to) : o;
+}
+
+/** Writes the non-negative integer `n` in decimal at `out[at]`; returns the offset after it. */
+function writeDecimal(out: Buffer, at: number, n: number): number {
+  let digits = 1;
+  for (let v = n; v >= 10; v = Math.floor(v / 10)) digits++;
+  for (let k = at + digits - 1, v = n; k >= at; k--, v = Math.floor(v / 10)) out[k] = 48 + (v % 10);
+  return at + digits;
+}
+
+function write2(out: Buffer, at: number, n: number): number {
+  out[at] = 48 + Math.floor(n / 10);
+  out[at + 1] = 48 + (n % 10);
+  return at + 2;
+}
+
+function writeText(out: Buffer, at: number, s: string, from: number, to: number): number {
+  for (let k = from; k < to; k++) out[at++] = s.charCodeAt(k);
+  return at;
+}
+
+/** An ISO value as parseIso read it: what formatIso needs to write a moved instant the same way. */
+class IsoTime {
+  utcMs = 0;
   /** Offset of the written local time from UTC, in ms. */
-  readonly offsetMs: number;
+  offsetMs = 0;
   /** `YYYY-MM-DD` alone: no time, no zone (midnight UTC). */
-  readonly dateOnly: boolean;
+  dateOnly = false;
   /** Between date and time: `T`, `t` or a space. */
-  readonly separator: string;
-  readonly hasSeconds: boolean;
-  readonly fractionSeparator: string;
+  separator = 'T';
+  hasSeconds = false;
+  fractionSeparator = '';
   /** Fraction digits that carry milliseconds (at most 3). */
-  readonly msDigits: number;
+  msDigits = 0;
   /** Where the unchanged tail starts: fraction digits beyond milliseconds, then the zone. */
-  readonly tailStart: number;
-  readonly unitMs: number;
+  tailStart = 0;
+  unitMs = 1;
 }
 
 const DAY_MS = 86_400_000;
@@ -162,7 +237,7 @@ function isEpochDigits(s: string, from: number, to: number): boolean {
 /**
  * Parses `YYYY-MM-DD(T|t| )hh:mm[:ss[(.|,)f{1,9}]][Z|z|±hh|±hhmm|±hh:mm]`, or `YYYY-MM-DD` alone, in `s[from, to)` by
  * character codes: this runs for every time field of every event, where a regex, slices and Date
- * objects cost too much.
+ * objects cost too much. The result is `scratch.iso`, valid until the next parse.
  */
 function parseIso(s: string, from: number, to: number, scratch: EcsTimeScratch): IsoTime | null {
   if (to - from === 10) return parseDate(s, from, to, scratch);
@@ -225,17 +300,17 @@ function parseIso(s: string, from: number, to: number, scratch: EcsTimeScratch):
   }
   const localMs =
     daysFromCivil(year, month, day, scratch) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
-  return {
-    utcMs: localMs - offsetMs,
-    offsetMs,
-    dateOnly: false,
-    separator: sep === 84 ? 'T' : sep === 116 ? 't' : ' ',
-    hasSeconds,
-    fractionSeparator,
-    msDigits,
-    tailStart,
-    unitMs: msDigits === 3 ? 1 : msDigits === 2 ? 10 : msDigits === 1 ? 100 : hasSeconds ? 1000 : 60_000,
-  };
+  const iso = scratch.iso;
+  iso.utcMs = localMs - offsetMs;
+  iso.offsetMs = offsetMs;
+  iso.dateOnly = false;
+  iso.separator = sep === 84 ? 'T' : sep === 116 ? 't' : ' ';
+  iso.hasSeconds = hasSeconds;
+  iso.fractionSeparator = fractionSeparator;
+  iso.msDigits = msDigits;
+  iso.tailStart = tailStart;
+  iso.unitMs = msDigits === 3 ? 1 : msDigits === 2 ? 10 : msDigits === 1 ? 100 : hasSeconds ? 1000 : 60_000;
+  return iso;
 }
 
 /**
@@ -248,17 +323,17 @@ function parseDate(s: string, from: number, to: number, scratch: EcsTimeScratch)
   const day = digits(s, from + 8, 2);
   if (year < 1000 || s.charCodeAt(from + 4) !== 45 || s.charCodeAt(from + 7) !== 45) return null;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  return {
-    utcMs: daysFromCivil(year, month, day, scratch) * DAY_MS,
-    offsetMs: 0,
-    dateOnly: true,
-    separator: '',
-    hasSeconds: false,
-    fractionSeparator: '',
-    msDigits: 0,
-    tailStart: to,
-    unitMs: DAY_MS,
-  };
+  const iso = scratch.iso;
+  iso.utcMs = daysFromCivil(year, month, day, scratch) * DAY_MS;
+  iso.offsetMs = 0;
+  iso.dateOnly = true;
+  iso.separator = '';
+  iso.hasSeconds = false;
+  iso.fractionSeparator = '';
+  iso.msDigits = 0;
+  iso.tailStart = to;
+  iso.unitMs = DAY_MS;
+  return iso;
 }
 
 /** Writes `utcMs` the way `iso` was written; the tail (sub-ms digits, zone) is copied from `s`. */
