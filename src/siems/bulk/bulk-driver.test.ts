@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sharedTlsFixtures } from '../../../test/helpers/tls-fixtures.ts';
 import {
@@ -406,6 +409,61 @@ describe('vendorB_bulk driver: faults (after each one the counts add up)', () =>
     expect(sim.store.sources(INDEX)).toHaveLength(30);
     for (const request of sim.store.requests.filter((r) => r.path === '/_bulk' && r.body.length > 0))
       expect(request.body.toString().endsWith('}\n')).toBe(true);
+  });
+
+  it('a body answered before it was read is never overwritten by the next request', async () => {
+    // A server (a proxy, say) that answers the first request at once with a 200 that lists no items,
+    // then reads that request's body later: the driver must not write the next body into it.
+    const bodies: Buffer[] = [];
+    let first = true;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks));
+        if (!res.headersSent)
+          res.end(JSON.stringify({ errors: false, items: Array(count(chunks)).fill(OK) }));
+      });
+      if (first) {
+        first = false;
+        req.pause();
+        res.end('{"errors":false,"items":[]}');
+        setTimeout(() => req.resume(), 300);
+      }
+    });
+    const OK = { create: { status: 201 } };
+    const count = (chunks: Buffer[]) => Buffer.concat(chunks).toString().split('\n').length >> 1;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      // The first batch's documents are the longest, so the next bodies fit in its buffer.
+      const big = (i: number) => ({ ...doc(i), message: `${i} `.padEnd(i < 2_000 ? 16_100 : 16_000, 'x') });
+      const driver = createBulkDriver(
+        { ...destinationFor({ url: `http://127.0.0.1:${port}`, apiKey: 'k' } as BulkSimulator) },
+        { log: createLogger('silent'), clock: systemClock },
+        { batch: { maxEvents: 2_000, maxBytes: 64 << 20, concurrency: 2 }, retry: { attempts: 1 } },
+      );
+      drivers.push(driver);
+      const result = await driver.send(docs(6_000, 500, big));
+      expect(result).toMatchObject({ shipped: 4_000, failed: 2_000 });
+      // The first body (32 MB: more than the kernel's socket buffers take), read after the second
+      // and third were written, is still its own documents.
+      expect(bodies).toHaveLength(3);
+      for (const body of bodies) {
+        const lines = body.toString().split('\n');
+        expect(lines.at(-1)).toBe('');
+        const sources = lines
+          .filter((_, k) => k % 2 === 1)
+          .map((l) => JSON.parse(l).event.sequence as number);
+        expect(sources).toEqual(range(2_000).map((k) => k + sources[0]!));
+      }
+      expect(
+        bodies.map((b) => JSON.parse(b.toString().split('\n')[1]!).event.sequence).sort((a, b) => a - b),
+      ).toEqual([0, 2_000, 4_000]);
+    } finally {
+      server.close();
+    }
   });
 
   it('several requests in flight keep every count right under mixed faults', async () => {

@@ -97,8 +97,8 @@ export function createBulkDriver(
       const encode = createBulkEncoder(index ?? '', newIdPrefix());
       // Bodies come from a pool of the shipment's: a new buffer of megabytes per request faults
       // its pages in as it is written, which took a quarter of a bulk shipment's main thread
-      // (docs/performance.md). A body goes back only after a 2xx answer: the SIEM has answered
-      // for every item, so it read every byte and nothing of the buffer waits on the socket.
+      // (docs/performance.md). A body goes back only after an answer with a verdict for every
+      // item: the SIEM read every byte, so nothing of the buffer waits on the socket.
       const buffers = new BodyBuffers(opts.batch.concurrency);
       const send: SendBatch = async (events, sendSignal) => {
         const held = buffers.take(maxBodyBytes(events));
@@ -118,7 +118,6 @@ export function createBulkDriver(
           signal: sendSignal,
         });
         if (answer.kind === 'network') return networkOutcome(answer);
-        if (answer.status >= 200 && answer.status < 300) buffers.give(held);
         const outcome = classifyBulkAnswer(
           answer.status,
           answer.text,
@@ -127,6 +126,11 @@ export function createBulkDriver(
           Date.now(),
           index ?? undefined,
         );
+        // An answer with a verdict for every item (ok or per item): only then has the SIEM read
+        // every byte. A 200 that lists the wrong number of items may come from something that
+        // answered before reading the body, and the buffer may still be going out.
+        if (answer.status === 200 && (outcome.kind === 'ok' || outcome.kind === 'partial'))
+          buffers.give(held);
         return outcome.kind === 'ok' ? { kind: 'ok', bytes: body.length } : outcome;
       };
       await runShipment(batches, encode, send, opts.batch, {
