@@ -182,6 +182,24 @@ describe('ecsByteDocument', () => {
     );
   });
 
+  it('leaves room in the batch for values that grow (a small epoch number moved by an hour)', () => {
+    const patches = new EcsPatches(1);
+    const text = '{"@timestamp":1}';
+    const chunk = Buffer.from(text.repeat(40), 'latin1');
+    const docs = Array.from({ length: 40 }, (_, k) =>
+      ecsByteDocument(
+        chunk,
+        k * text.length,
+        (k + 1) * text.length,
+        record(text).times,
+        HOUR,
+        new EcsTimeScratch(),
+        patches,
+      ),
+    );
+    for (const doc of docs) expect(doc.json).toBe('{"@timestamp":3600001}');
+  });
+
   it('gives the same documents with one scratch for a whole pass as with a new one each (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.array(member, { maxLength: 5 }), { minLength: 2, maxLength: 20 }), (docs) => {
