@@ -29,6 +29,23 @@ export interface ByteLineBatch {
   readonly segments: readonly ByteLines[];
   /** Lines over all segments. */
   readonly count: number;
+  /** Lines of the entry (blank ones too) ended before the chunk these came in: see entryLineNumber. */
+  readonly linesBefore: number;
+}
+
+/**
+ * The 1-based line number in its entry of line `k` of `lines`, a segment of `batch`, for messages:
+ * the lines ended before the batch's chunk plus the line feeds in the segment before the line. A
+ * line carried over from earlier chunks is assembled in a buffer of its own, without line feeds,
+ * and it is the chunk's first; the chunk's own segment starts at its start. Counts natively; meant
+ * for the rare line that is reported, not for every line.
+ */
+export function entryLineNumber(batch: ByteLineBatch, lines: ByteLines, k: number): number {
+  const before = lines.starts[k] as number;
+  let feeds = 0;
+  for (let at = lines.buf.indexOf(0x0a); at >= 0 && at < before; at = lines.buf.indexOf(0x0a, at + 1))
+    feeds++;
+  return batch.linesBefore + feeds + 1;
 }
 
 /**
@@ -55,7 +72,7 @@ export async function* splitByteLines(
   if (last.count > 0) yield last;
 }
 
-const NONE: ByteLineBatch = Object.freeze({ segments: Object.freeze([]), count: 0 });
+const NONE: ByteLineBatch = Object.freeze({ segments: Object.freeze([]), count: 0, linesBefore: 0 });
 
 /** Incremental splitter; `push` returns the lines completed by that chunk. */
 export class ByteLineSplitter {
@@ -89,11 +106,12 @@ export class ByteLineSplitter {
     const offset = this.#consumed;
     this.#consumed += buf.length;
     const pendingBefore = this.#pendingBytes > 0;
+    const linesBefore = this.#lineNumber;
     if (this.#memo !== null) {
       const known = this.#memo.find(offset, buf, pendingBefore);
       // Lengths were checked against the recording pass's cap: replay only under the same one.
       if (known !== null && known.maxLineBytes === this.#maxLineBytes)
-        return this.#replay(buf, offset, known);
+        return this.#replay(buf, offset, known, linesBefore);
     }
     let nl = buf.indexOf(0x0a);
     if (nl < 0 && pendingBefore) {
@@ -161,7 +179,7 @@ export class ByteLineSplitter {
         lineNumbers: this.#lineNumber - lineNumberBefore,
       });
     }
-    return count === 0 ? NONE : { segments, count };
+    return count === 0 ? NONE : { segments, count, linesBefore };
   }
 
   /**
@@ -169,7 +187,7 @@ export class ByteLineSplitter {
    * a line pending before it just as then): the line it completes is assembled, its own lines are
    * the recorded ranges, and its tail is left pending. Lengths were checked by that pass.
    */
-  #replay(buf: Buffer, offset: number, known: ChunkSplit): ByteLineBatch {
+  #replay(buf: Buffer, offset: number, known: ChunkSplit, linesBefore: number): ByteLineBatch {
     const segments: ByteLines[] = [];
     let count = 0;
     if (known.pendingBefore) {
@@ -194,14 +212,15 @@ export class ByteLineSplitter {
       segments.push({ buf, starts: own.starts, ends: own.ends, offset, ascii: own.ascii });
       count += own.starts.length;
     }
-    return count === 0 ? NONE : { segments, count };
+    return count === 0 ? NONE : { segments, count, linesBefore };
   }
 
   /** Flushes a last line that had no LF. */
   end(): ByteLineBatch {
     if (this.#pendingBytes === 0) return NONE;
+    const linesBefore = this.#lineNumber;
     const one = this.#single(this.#takePending(this.#pendingBytes), this.#pendingOffset);
-    return one === null ? NONE : { segments: [one], count: 1 };
+    return one === null ? NONE : { segments: [one], count: 1, linesBefore };
   }
 
   #takePending(length: number): Buffer {

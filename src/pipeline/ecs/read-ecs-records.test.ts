@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { memoryEntry } from '../../../test/fixtures/archives/memory-entry.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
@@ -97,6 +98,44 @@ describe('EcsTwoPassReader', () => {
   it('locates times again for documents beyond its memory budget, with the same result', async () => {
     expect(await rebase(new EcsTwoPassReader(20), ndjson)).toEqual(
       await rebase(new EcsTwoPassReader(), ndjson),
+    );
+  });
+
+  /** What reading `content` ends with: the records' texts and spans, or the error it threw. */
+  async function outcome(read: () => AsyncIterable<Array<{ text: string; times: readonly unknown[] }>>) {
+    const records: Array<[string, unknown]> = [];
+    try {
+      for await (const batch of read()) for (const r of batch) records.push([r.text, r.times]);
+      return { records };
+    } catch (err) {
+      const { code, message, details } = err as { code?: string; message: string; details?: unknown };
+      return { code, message, details };
+    }
+  }
+
+  it('validates a first pass as readEcsRecords does: same records, same error and line, however cut', async () => {
+    const line = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...ndjson.split('\n').slice(0, 5)) },
+      fc.constantFrom('', '  ', '\r', '{"message":"caf\u00e9","@timestamp":1}', '{"m":"\u00e9"}'),
+      fc.constantFrom('{"a":1,}', '[1]', '{"a":"\t"}', '{"message":"é",}', '{"@timestamp":tru}'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 30 }),
+        fc.constantFrom('\n', '\r\n'),
+        fc.integer({ min: 1, max: 300 }),
+        async (lines, eol, chunk) => {
+          const content = lines.join(eol);
+          const byRecords = await outcome(async function* () {
+            for await (const r of readEcsRecords(memoryEntry('a.ndjson', content, chunk))) yield [r];
+          });
+          const reader = new EcsTwoPassReader();
+          expect(await outcome(() => reader.firstPass(memoryEntry('a.ndjson', content, chunk)))).toEqual(
+            byRecords,
+          );
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 

@@ -1,5 +1,5 @@
 import type { ArchiveEntry } from '../archive/archive-entry.ts';
-import { lineText, splitByteLines } from '../archive/byte-lines.ts';
+import { entryLineNumber, lineText, splitByteLines } from '../archive/byte-lines.ts';
 import type { LineBatch } from '../archive/split-lines.ts';
 import { isAsciiLine } from '../leef/leef-line-reader.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
@@ -13,6 +13,7 @@ import {
   shiftedEcsRecordTime,
 } from './ecs-record.ts';
 import type { EcsTimeScratch } from './ecs-time.ts';
+import { EcsByteScanner } from './scan-ecs-bytes.ts';
 import { locateEcsTimes, scanEcsJson, type TimeSpan } from './scan-ecs-json.ts';
 import { DEFAULT_SPAN_MEMO_SLOTS, type SpanBudget, SpanMemo } from './span-memo.ts';
 import { JsonDocumentSplitter } from './split-json-documents.ts';
@@ -64,20 +65,47 @@ export class EcsTwoPassReader {
     this.#budget = { slots: memoSlots };
   }
 
-  /** First pass over an entry: validated records (see readEcsRecordBatches). */
+  /**
+   * First pass over an entry: validated records (see readEcsRecordBatches). NDJSON lines are
+   * validated from their bytes where they are ASCII (EcsByteScanner), the rest from their text.
+   * Records of NDJSON lines carry line 0: their number is only worked out for an error.
+   */
   async *firstPass(entry: ArchiveEntry): AsyncGenerator<EcsRecord[]> {
     const path = entry.path;
     const memo = new SpanMemo(this.#budget);
-    for await (const { texts, numbers } of documentTexts(entry)) {
-      const records = new Array<EcsRecord>(texts.length);
-      for (let k = 0; k < texts.length; k++) {
-        const text = texts[k]!;
-        const scan = scanEcsJson(text);
-        if (!scan.ok) throw invalidDocument(path, numbers[k]!, scan.error);
-        memo.add(scan.spans);
-        records[k] = { entry: path, line: numbers[k]!, text, times: scan.spans };
+    if (isJsonEntry(path)) {
+      for await (const { texts, numbers } of documentTexts(entry)) {
+        const records = new Array<EcsRecord>(texts.length);
+        for (let k = 0; k < texts.length; k++) {
+          const text = texts[k]!;
+          const scan = scanEcsJson(text);
+          if (!scan.ok) throw invalidDocument(path, numbers[k]!, scan.error);
+          memo.add(scan.spans);
+          records[k] = { entry: path, line: numbers[k]!, text, times: scan.spans };
+        }
+        yield records;
       }
-      yield records;
+    } else {
+      const scanner = new EcsByteScanner();
+      for await (const batch of splitByteLines(entry.bytes(), path, entry.maxLineLength)) {
+        const records = new Array<EcsRecord>(batch.count);
+        let n = 0;
+        for (const lines of batch.segments) {
+          const { buf, starts, ends, ascii } = lines;
+          for (let k = 0; k < starts.length; k++) {
+            const text = lineText(lines, k);
+            let times = ascii ? scanner.scan(buf, starts[k]!, ends[k]!) : null;
+            if (times === null) {
+              const scan = scanEcsJson(text);
+              if (!scan.ok) throw invalidDocument(path, entryLineNumber(batch, lines, k), scan.error);
+              times = scan.spans;
+            }
+            memo.add(times);
+            records[n++] = { entry: path, line: 0, text, times };
+          }
+        }
+        yield records;
+      }
     }
     this.#memos.set(path, memo);
   }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ecsDecoyDocument } from '../../../test/fixtures/ecs/ecs-decoy-document.ts';
 import { locateEcsTimes, MAX_JSON_DEPTH, scanEcsJson, type TimeSpan } from './scan-ecs-json.ts';
 
 function spansOf(text: string): Array<[string, string]> {
@@ -117,51 +118,10 @@ describe('scanEcsJson', () => {
   });
 });
 
-// Documents with time fields in every spelling, plus decoys in places that are not time fields.
-const timeValue = fc.oneof(
-  fc.constant('"2024-05-01T12:34:56.789Z"'),
-  fc.constant('"2024-05-01 14:34:56,1+02:00"'),
-  fc.integer({ min: 0, max: 4e12 }).map(String),
-  fc.constant('"not a date"'),
-  fc.constant('"with \\"escapes\\" and \\\\ slashes"'),
-  fc.constant('null'),
-  fc.constant('{"nested":"2024-05-01T12:34:56Z"}'),
-);
-const key = fc.constantFrom(
-  '@timestamp',
-  'event.created',
-  'event.start',
-  'event.end',
-  'event.ingested',
-  'created',
-  'start',
-  'event',
-  'message',
-  'file',
-  'x\\"created',
-);
-const spacing = fc.constantFrom('', ' ', '\n  ', '\t\r\n');
-const member = fc.tuple(key, spacing, timeValue).map(([k, ws, v]) => `"${k}"${ws}:${ws}${v}`);
-const object = (depth: number): fc.Arbitrary<string> =>
-  fc
-    .tuple(
-      fc.array(
-        depth > 0
-          ? fc.oneof(
-              member,
-              fc.tuple(key, spacing, object(depth - 1)).map(([k, ws, o]) => `"${k}"${ws}:${ws}${o}`),
-            )
-          : member,
-        { maxLength: 5 },
-      ),
-      spacing,
-    )
-    .map(([members, ws]) => `{${ws}${members.join(`,${ws}`)}${ws}}`);
-
 describe('locateEcsTimes', () => {
   it('finds what the validating scan finds, on documents full of decoys', () => {
     fc.assert(
-      fc.property(object(3), (text) => {
+      fc.property(ecsDecoyDocument(3), (text) => {
         const scan = scanEcsJson(text);
         expect(scan.ok).toBe(true);
         const simplify = (spans: readonly TimeSpan[]) => spans.map((s) => [s.field, s.start, s.end]);
