@@ -15,7 +15,7 @@ import type { TimeSpan } from './scan-ecs-json.ts';
 export interface EcsRecord {
   /** Entry path, for messages. */
   readonly entry: string;
-  /** 1-based line of the entry where the document starts. */
+  /** 1-based line of the entry where the document starts; 0 where no message needs it (NDJSON in a first pass). */
   readonly line: number;
   /** The document as one line of JSON, ready for NDJSON (`.json` input is compacted). */
   readonly text: string;

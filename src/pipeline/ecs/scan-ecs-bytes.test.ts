@@ -104,6 +104,7 @@ describe('EcsByteScanner', () => {
     ['a byte above 0x7f', '{"message":"café"}'],
     ['an escaped time key', '{"\\u0040timestamp":"2024-05-01T00:00:00Z"}'],
     ['an escape inside a time key', '{"event":{"cr\\u0065ated":1}}'],
+    ['an event time key starting with an escape', '{"event":{"\\u0063reated":1}}'],
     ['an error', '{"a":1,}'],
     ['a control character in a string', '{"a":"\t"}'],
     ['text after the object', '{"a":1} x'],
