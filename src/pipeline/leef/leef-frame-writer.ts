@@ -5,7 +5,8 @@
 // timestamp moved, `labIndex=` added, a header synthesized or kept, the frame's LF or length
 // prefix. It decides in the order of the string path: the header mode looks at the line with its
 // labIndex, and CRs a line still ends with are message (sent with octet counting). A property
-// test holds it to the string path.
+// test holds it to the string path. With framing `none` it writes the rebased, labelled line
+// alone (LEEF events held as bytes, leef-byte-events.ts).
 // Lines it does not cover answer SLOW and go the string path.
 
 import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
@@ -33,10 +34,19 @@ export const FRAME_NO_HEADER = -2;
 /** prepare(): the message is longer than maxMessageBytes. */
 export const FRAME_TOO_LONG = -3;
 
+/**
+ * How a written line ends: a syslog framing, or `none` for the line itself — exactly the line the
+ * string path's rebasedLine gives (shiftLine, setAttribute(labIndex)) as UTF-8: nothing before it
+ * stripped or synthesized (the header mode is not applied), CRs it ends with kept, no LF or length
+ * prefix. Drivers that wrap lines in their own envelopes (HEC) read lines this way.
+ */
+export type LineFraming = Framing | 'none';
+
 /** What a frame writer needs for one shipment to one syslog destination. */
 export interface LeefFrameSettings {
+  /** Not applied with framing `none`. */
   readonly header: HeaderModeSettings;
-  readonly framing: Framing;
+  readonly framing: LineFraming;
   /** Longest message (header + LEEF, framing excluded) in bytes. */
   readonly maxMessageBytes: number;
   /** Shipping time: the header time of events without a readable time. */
@@ -60,7 +70,9 @@ export class LeefFrameWriter {
   readonly #reader: LeefLineReader;
   readonly #bytes: LeefByteScratch;
   readonly #writer: HeaderWriter;
-  readonly #framing: Framing;
+  readonly #framing: LineFraming;
+  /** Framing `none`: the line as it is, header untouched. */
+  readonly #bare: boolean;
   readonly #max: number;
   readonly #now: number;
   readonly #cr = new NeedleCursor('\r');
@@ -100,6 +112,7 @@ export class LeefFrameWriter {
     this.#bytes = reader.scratch.leefBytes;
     this.#writer = createHeaderWriter(settings.header);
     this.#framing = settings.framing;
+    this.#bare = settings.framing === 'none';
     this.#max = settings.maxMessageBytes;
     this.#now = settings.now;
   }
@@ -143,8 +156,10 @@ export class LeefFrameWriter {
 
     // The string path sets the label before it looks for a header: a space in the label (the
     // delimiter, or what sanitizing put in the value) may end the HOSTNAME of a header without one.
+    const bare = this.#bare;
     if (
       labIndex !== null &&
+      !bare &&
       L.start > s &&
       this.#writer.mode === 'synthesize_if_missing' &&
       this.#labelsFor(labIndex, L.delimiter, L.noDelimiterField).spaced
@@ -155,7 +170,7 @@ export class LeefFrameWriter {
     let keepFrom = s;
     let hasHeader = false;
     const writer = this.#writer;
-    if (L.start > s) {
+    if (L.start > s && !bare) {
       const kind = R.H.kind;
       hasHeader = kind === 'rfc5424' || kind === 'rfc3164';
       keepFrom = R.H.start;
@@ -170,7 +185,10 @@ export class LeefFrameWriter {
       }
     }
     let synth: Buffer | null = null;
-    if (writer.mode === 'force_synthesize' || (writer.mode === 'synthesize_if_missing' && !hasHeader)) {
+    if (
+      !bare &&
+      (writer.mode === 'force_synthesize' || (writer.mode === 'synthesize_if_missing' && !hasHeader))
+    ) {
       const h = writer.headerFor(R.eventMs, this.#now);
       if (h === null) return FRAME_NO_HEADER;
       if (h !== this.#headerText) {
@@ -224,7 +242,8 @@ export class LeefFrameWriter {
       bytes += label.length;
     }
     // CRs the line still ends with (from a CR CR LF file) are message to the string path: octet
-    // counting sends them, LF framing drops them, and both count them against the limit.
+    // counting sends them, LF framing drops them, and both count them against the limit (the line
+    // itself, framing `none`, keeps them as the string path's line does).
     const tail = e - L.end;
     if (bytes + tail > this.#max) return FRAME_TOO_LONG;
     const end = this.#framing === 'lf' ? L.end : e;
@@ -245,6 +264,7 @@ export class LeefFrameWriter {
     this.#labelAt = labelAt;
     this.#end = end;
     this.#messageBytes = bytes;
+    if (bare) return bytes;
     return this.#framing === 'lf' ? bytes + 1 : digitCount(bytes) + 1 + bytes;
   }
 
@@ -252,7 +272,7 @@ export class LeefFrameWriter {
   write(out: Buffer, pos: number): number {
     const buf = this.#buf;
     let o = pos;
-    if (this.#framing !== 'lf') {
+    if (this.#framing === 'octet_counting') {
       const n = this.#messageBytes;
       o = writeDigits(out, o, n, digitCount(n));
       out[o++] = 32;

@@ -1,10 +1,10 @@
 // The lines of one chunk in pass 2 of a LEEF shipment, as bytes, with what pass 2 needs (the
-// shift, pass 1's context, the labIndex). Pass 2 turns them into events (leefEventsBatch) for
-// clients that take events, or straight into syslog frames (frames/frame-writer.ts) for clients
-// that take frames: no string is built for a line written as bytes.
+// shift, pass 1's context, the labIndex). Pass 2 turns them into events held as bytes
+// (leef-byte-events.ts) for clients that take events, or straight into syslog frames
+// (frames/frame-writer.ts) for clients that take frames: no string is built for a line written as
+// bytes; rebasedLine is the string path both fall back to.
 
 import type { ByteLines } from '../archive/byte-lines.ts';
-import type { OutboundEvent } from '../shipment/outbound-event.ts';
 import { isAsciiLine, type LeefLineReader, type LineIndexes } from './leef-line-reader.ts';
 import { type RebaseContext, shiftLine } from './leef-rebase.ts';
 import { setAttribute } from './set-attribute.ts';
@@ -24,21 +24,6 @@ export interface LeefLines {
   readonly indexes: LineIndexes | null;
   /** The entry's name to `indexes`. */
   readonly entry: string;
-}
-
-/** The events of `lines`, rebased and labelled now (ASCII lines from their bytes). */
-export function leefEventsBatch(lines: LeefLines, reader: LeefLineReader): OutboundEvent[] {
-  const events = new Array<OutboundEvent>(lines.count);
-  const rebased: RebasedLine = { line: '', time: null };
-  let k = 0;
-  for (const segment of lines.segments) {
-    const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
-    for (let j = 0; j < segment.starts.length; j++) {
-      rebasedLine(lines, reader, segment, j, rebased, index);
-      events[k++] = { line: rebased.line, time: rebased.time };
-    }
-  }
-  return events;
 }
 
 /** A rebased line and its event time (see rebasedLine). */

@@ -10,6 +10,13 @@ export interface OutboundEvent {
   readonly doc?: Readonly<Record<string, unknown>>;
   readonly time: number | null;
   /**
+   * A LEEF line held as bytes (leef-byte-events.ts): `line` is `lineBuf[lineStart, lineEnd)` as
+   * UTF-8, decoded only when read. A driver that writes bytes reads them instead.
+   */
+  readonly lineBuf?: Buffer;
+  readonly lineStart?: number;
+  readonly lineEnd?: number;
+  /**
    * With `writeJson`: an ECS document held as bytes (ecs-byte-document.ts) whose `json` is built
    * only when read. A driver that writes bytes copies it with writeJson, `jsonBytes` long.
    */

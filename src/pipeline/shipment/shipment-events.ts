@@ -1,7 +1,8 @@
 import { splitByteLines } from '../archive/byte-lines.ts';
 import { leefToEcs } from '../convert/leef-to-ecs.ts';
 import { shiftedEcsEvents } from '../ecs/read-ecs-records.ts';
-import { type LeefLines, leefEventsBatch, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
+import { LeefByteEventWriter } from '../leef/leef-byte-events.ts';
+import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
 import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { RebaseContext } from '../leef/leef-rebase.ts';
 import { parseLeef } from '../leef/parse-leef.ts';
@@ -41,8 +42,9 @@ export async function* shipmentEvents(
   if (shipment.format === 'leef') {
     const reader = new LeefLineReader(scratch);
     if (output.kind === 'leef') {
+      const writer = new LeefByteEventWriter(reader);
       for await (const lines of leefLineBatches(shipment, sourceIndex, labIndex)) {
-        yield leefEventsBatch(lines, reader);
+        yield writer.batch(lines);
       }
       return;
     }

@@ -125,7 +125,8 @@ function ecsSource(f: Flavour): ShipmentSource {
 
 /** A batch as plain event objects, comparable with toEqual. */
 function plain(batch: readonly OutboundEvent[]): OutboundEvent[] {
-  return Array.from(batch, (e) => ({ ...e }));
+  // An event held as bytes compares by its line (its buffer has room past the batch's lines).
+  return Array.from(batch, (e) => (e.lineBuf === undefined ? { ...e } : { line: e.line, time: e.time }));
 }
 
 async function alone(
