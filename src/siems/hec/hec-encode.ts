@@ -8,6 +8,7 @@ import {
 } from '../../pipeline/syslog/detect-syslog-header.ts';
 import type { EncodedEvent } from '../shared/deliver.ts';
 import type { EncodeEvent } from '../shared/ship-loop.ts';
+import { HecEnvelopeWriter } from './hec-byte-envelope.ts';
 import { JsonScanBuffer, jsonString, needsNoEscape } from './json-string.ts';
 
 /** Envelope fields that are the same for every event of a shipment. */
@@ -61,7 +62,48 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
   let head = '';
   let lastHost: string | undefined;
   let middle = constant;
+  // LEEF lines held as bytes (hec-byte-envelope.ts), unless the caller reads hosts its own way.
+  const bytePath = leef && settings.hostOf === undefined;
+  const envelopes = new HecEnvelopeWriter(Buffer.from(constant, 'utf8'), (host) =>
+    Buffer.from(`,"host":${jsonString(host, scan)}${constant}`, 'utf8'),
+  );
+  let headBytes = Buffer.alloc(0);
+  let headBytesOf = '';
+
+  /** Sets `head` for the event time `rounded` (epoch ms); returns its milliseconds. */
+  const timeOf = (rounded: number): number => {
+    // Seconds and milliseconds of the magnitude; a time before 1970 gets its sign in the head
+    // (`-1.500`, not `-2.500`), and a key of its own so it never shares a positive head.
+    const magnitude = rounded < 0 ? -rounded : rounded;
+    const seconds = Math.floor(magnitude / 1000);
+    const key = rounded < 0 ? -1 - seconds : seconds;
+    if (key !== lastSeconds) {
+      lastSeconds = key;
+      head = rounded < 0 ? `{"time":-${seconds}.` : `{"time":${seconds}.`;
+    }
+    return magnitude - seconds * 1000;
+  };
+
   return (event) => {
+    const rounded = Math.round(
+      typeof event.time === 'number' && Number.isFinite(event.time) ? event.time : settings.now,
+    );
+    const buf = bytePath ? event.lineBuf : undefined;
+    if (buf !== undefined) {
+      const millis = timeOf(rounded);
+      if (head !== headBytesOf) {
+        headBytesOf = head;
+        headBytes = Buffer.from(head, 'latin1');
+      }
+      const envelope = envelopes.write(
+        headBytes,
+        millis,
+        buf,
+        event.lineStart as number,
+        event.lineEnd as number,
+      );
+      if (envelope !== null) return envelope;
+    }
     let payload: string;
     let quote = false;
     // Read once: a document held as bytes builds its text on every read.
@@ -79,24 +121,13 @@ export function createHecEncoder(settings: HecEnvelopeSettings): EncodeEvent {
       if (typeof event.doc !== 'object' || event.doc === null) return { error: 'event has no ECS document' };
       payload = JSON.stringify(event.doc);
     }
-    const rounded = Math.round(
-      typeof event.time === 'number' && Number.isFinite(event.time) ? event.time : settings.now,
-    );
-    // Seconds and milliseconds of the magnitude; a time before 1970 gets its sign in the head
-    // (`-1.500`, not `-2.500`), and a key of its own so it never shares a positive head.
-    const magnitude = rounded < 0 ? -rounded : rounded;
-    const seconds = Math.floor(magnitude / 1000);
-    const key = rounded < 0 ? -1 - seconds : seconds;
-    if (key !== lastSeconds) {
-      lastSeconds = key;
-      head = rounded < 0 ? `{"time":-${seconds}.` : `{"time":${seconds}.`;
-    }
+    const millis = timeOf(rounded);
     const host = hostOf(event);
     if (host !== lastHost) {
       lastHost = host;
       middle = (host ? `,"host":${jsonString(host, scan)}` : '') + constant;
     }
-    return new HecEnvelope(head, magnitude - seconds * 1000, middle, payload, quote);
+    return new HecEnvelope(head, millis, middle, payload, quote);
   };
 }
 

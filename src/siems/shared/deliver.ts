@@ -17,6 +17,13 @@ export interface EncodedEvent {
    * never has to be joined (see writeRequestBody).
    */
   readonly writeTo?: (out: Buffer, offset: number) => number;
+  /**
+   * An event already written as bytes: `bytes[bytesStart, bytesEnd)` (its `writeTo` copies them).
+   * Events that follow one another in one buffer are copied into the body in one go.
+   */
+  readonly bytes?: Buffer;
+  readonly bytesStart?: number;
+  readonly bytesEnd?: number;
 }
 
 /**

@@ -23,12 +23,37 @@ export function maxBodyBytes(events: readonly EncodedEvent[]): number {
 
 /**
  * Writes the body of `events` (see requestBody) at the start of `out`, at least maxBodyBytes long;
- * returns its length. An event with `writeTo` writes itself, with no string built for it.
+ * returns its length. An event with `writeTo` writes itself, with no string built for it; events
+ * already written as bytes one after another in one buffer are copied in one go.
  */
 export function writeRequestBody(events: readonly EncodedEvent[], out: Buffer): number {
   let offset = 0;
   let group = '';
+  // A run of events written as bytes, not copied yet: run[runStart, runEnd).
+  let run: Buffer | undefined;
+  let runStart = 0;
+  let runEnd = 0;
   for (const e of events) {
+    const bytes = e.bytes;
+    if (bytes !== undefined) {
+      if (bytes === run && e.bytesStart === runEnd) {
+        runEnd = e.bytesEnd as number;
+        continue;
+      }
+      if (group !== '') {
+        offset += out.write(group, offset);
+        group = '';
+      }
+      if (run !== undefined) offset += run.copy(out, offset, runStart, runEnd);
+      run = bytes;
+      runStart = e.bytesStart as number;
+      runEnd = e.bytesEnd as number;
+      continue;
+    }
+    if (run !== undefined) {
+      offset += run.copy(out, offset, runStart, runEnd);
+      run = undefined;
+    }
     if (e.writeTo !== undefined) {
       if (group !== '') {
         offset += out.write(group, offset);
@@ -43,6 +68,7 @@ export function writeRequestBody(events: readonly EncodedEvent[], out: Buffer): 
       group = '';
     }
   }
+  if (run !== undefined) offset += run.copy(out, offset, runStart, runEnd);
   if (group !== '') offset += out.write(group, offset);
   return offset;
 }
