@@ -447,6 +447,64 @@ describe('LeefFrameWriter', () => {
   }, 120_000);
 });
 
+describe('LeefFrameWriter with framing none', () => {
+  it('writes the line the string path gives (shiftLine, setAttribute), nothing stripped or added', () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            line,
+            // Octet-count prefixes, CRs inside and at the end: framing none keeps what the line has.
+            line.map((l) => `${l.length} ${l}`),
+            line.map((l) => `${l}\r\r`),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.constantFrom('', 'junk\n'),
+        fc.constantFrom(null, 'noise-web', 'café', 'a b', 'x|y', 'labIndex=1', '\t'),
+        fc.boolean(),
+        (lines, junk, labIndex, useIndex) => {
+          const segment = byteLines(lines, junk);
+          const texts = lines.map((_, k) => segment.buf.toString('utf8', segment.starts[k], segment.ends[k]));
+          const { shiftMs, reference, ctx, index } = firstPass(segment, texts);
+          const frames = new LeefFrameWriter(new LeefLineReader(), {
+            header: { mode: 'preserve_raw', format: 'rfc3164', sourceIdentity: null },
+            framing: 'none',
+            maxMessageBytes: Number.POSITIVE_INFINITY,
+            now: SHIP_NOW,
+          });
+          for (let k = 0; k < texts.length; k++) {
+            const shifted = shiftLine(texts[k] as string, shiftMs, reference);
+            const time = reference.lastEventMs;
+            if (!isAsciiLine(segment, k)) continue;
+            const want = labIndex === null ? shifted : setAttribute(shifted, 'labIndex', labIndex);
+            const n = frames.prepare(
+              segment.buf,
+              segment.starts[k] as number,
+              segment.ends[k] as number,
+              shiftMs,
+              ctx,
+              labIndex,
+              useIndex ? index : null,
+              k,
+            );
+            if (n === FRAME_SLOW) continue;
+            expect(n).toBeGreaterThanOrEqual(0);
+            fast++;
+            const out = Buffer.alloc(n + 4, 0x2a);
+            expect(frames.write(out, 2)).toBe(2 + n);
+            expect(out.toString('latin1')).toBe(`**${bytesOf(want)}**`);
+            expect(frames.eventMs ?? null).toBe(Number.isNaN(time) ? null : time);
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    expect(fast).toBeGreaterThan(1500);
+  });
+});
+
 describe('LeefFrameWriter on cases the property test shrank to', () => {
   /** The frames and refusals of the frame writer for `lines`, after pass 1 on their bytes. */
   async function send(

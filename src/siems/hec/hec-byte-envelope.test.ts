@@ -181,6 +181,68 @@ describe('HEC envelopes of LEEF lines held as bytes', () => {
   });
 });
 
+describe('HEC envelopes of LEEF lines held as bytes, at their edges', () => {
+  const s: HecEnvelopeSettings = { format: 'leef', index: 'lab', source: null, sourcetype: null, now: NOW };
+
+  it('give each line its own host when more hosts come and go than the writer remembers', () => {
+    // 30 hosts in a shuffled order (a fixed sequence): the 16 remembered are replaced over and over.
+    let x = 12345;
+    const next = () => {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      return x;
+    };
+    const lines = Array.from(
+      { length: 3_000 },
+      (_, i) => `<134>Mar  1 10:00:00 host-${next() % 30} LEEF:1.0|V|P|1|E|n=${i}`,
+    );
+    const times = lines.map((_, i) => NOW + i);
+    const bytes = encodeAll(s, byteEvents(lines, times, '\n'));
+    expect(bytes.every((e) => e instanceof HecByteEnvelope)).toBe(true);
+    expect(wire(bytes)).toEqual(
+      wire(
+        encodeAll(
+          s,
+          lines.map((line, i) => ({ line, time: times[i]! })),
+        ),
+      ),
+    );
+  });
+
+  it('write lines that escape to six times their length across the chunks they are written in', () => {
+    const controls = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('');
+    const lines = Array.from(
+      { length: 3_000 },
+      (_, i) => `LEEF:1.0|V|P|1|E|n=${i}\tmsg=${controls.repeat(1 + (i % 4))}"\\${'\u0001'.repeat(i % 300)}`,
+    );
+    const times = lines.map((_, i) => NOW + i * 7);
+    const bytes = encodeAll(s, byteEvents(lines, times, '')) as EncodedEvent[];
+    expect(new Set(bytes.map((e) => (e as HecByteEnvelope).bytes)).size).toBeGreaterThan(10);
+    expect(wire(bytes)).toEqual(
+      wire(
+        encodeAll(
+          s,
+          lines.map((line, i) => ({ line, time: times[i]! })),
+        ),
+      ),
+    );
+  });
+
+  it('count bytes as their size, at least the characters the string path counts', () => {
+    const settings: HecEnvelopeSettings = { ...s, index: 'läb', source: 'quelle-ü' };
+    const lines = ['LEEF:1.0|V|P|1|E|a=1', '<134>Mar  1 10:00:00 fw-1 LEEF:1.0|V|P|1|E|b=2'];
+    const bytes = encodeAll(settings, byteEvents(lines, [NOW, NOW], '')) as EncodedEvent[];
+    const strings = encodeAll(
+      settings,
+      lines.map((line) => ({ line, time: NOW })),
+    ) as EncodedEvent[];
+    for (const [k, e] of bytes.entries()) {
+      expect(e.size).toBe(Buffer.byteLength(e.text));
+      expect(e.size).toBeGreaterThan(strings[k]!.size);
+      expect(e.text).toBe(strings[k]!.text);
+    }
+  });
+});
+
 describe('writeJsonEscaped', () => {
   it('escapes every ASCII byte as JSON.stringify does, at every alignment and length', () => {
     const out = Buffer.alloc(4096);

@@ -36,6 +36,54 @@ describe('writeRequestBody', () => {
   });
 });
 
+describe('writeRequestBody with events written as bytes', () => {
+  /** Events whose texts sit one after another in one buffer, as a HEC envelope writer puts them. */
+  function written(texts: readonly string[]) {
+    const buf = Buffer.from(`#${texts.join('#')}#`);
+    let at = 1;
+    return texts.map((text) => {
+      const start = at;
+      at += Buffer.byteLength(text) + 1;
+      const end = start + Buffer.byteLength(text);
+      return {
+        text,
+        size: text.length,
+        bytes: buf,
+        bytesStart: start,
+        bytesEnd: end,
+        writeTo: (out: Buffer, offset: number) => offset + buf.copy(out, offset, start, end),
+      };
+    });
+  }
+
+  it('copies each event, adjacent or not, in order and mixed with events of text', () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `{"n":${i},"é":"${'x'.repeat(i % 9)}"}\n`);
+    const events = written(texts);
+    // The # between texts makes no two events adjacent; every other one, then in reverse, then mixed.
+    const orders = [
+      events.filter((_, i) => i % 2 === 0),
+      [...events].reverse(),
+      events.map((e, i) => (i % 5 === 0 ? event(e.text) : e)),
+      [events[3]!, events[3]!, events[4]!],
+    ];
+    for (const batch of orders) {
+      expect(requestBody(batch).toString()).toBe(batch.map((e) => e.text).join(''));
+    }
+  });
+
+  it('copies a run of adjacent events in one go', () => {
+    const buf = Buffer.from('abcdefgh');
+    const at = (start: number, end: number) => ({
+      text: buf.toString('latin1', start, end),
+      size: end - start,
+      bytes: buf,
+      bytesStart: start,
+      bytesEnd: end,
+    });
+    expect(requestBody([at(0, 2), at(2, 5), at(5, 8), at(1, 3), at(3, 4)]).toString()).toBe('abcdefghbcd');
+  });
+});
+
 describe('BodyBuffers', () => {
   it('hands out a given-back buffer only when it is large enough, and keeps the largest ones', () => {
     const buffers = new BodyBuffers(2);
