@@ -196,6 +196,25 @@ describe('prepareShipment and shipmentEvents', () => {
     ]);
   });
 
+  it('counts a devTime whose seconds are cut short as unreadable, and gives its events no time', async () => {
+    const source = zip([
+      [
+        'a.log',
+        [
+          'LEEF:2.0|V|P|1|E|^|msg=café^devTime=2024-03-11T09:15:',
+          'LEEF:2.0|V|P|1|E|^|msg=cafe^devTime=2024-03-11T09:15:0',
+          `LEEF:1.0|V|P|1|E|devTime=${t0}`,
+        ].join('\n'),
+      ],
+    ]);
+    const shipment = await prepareShipment([source], { format: 'leef', now: NOW });
+    expect(shipment).toMatchObject({ files: 1, events: 3, unreadable: 2 });
+    for (const kind of ['leef', 'ecs'] as const) {
+      const events = await collect(shipment, 0, { kind });
+      expect(events.map((e) => e.time)).toEqual([null, null, NOW + 2 * HOUR]);
+    }
+  });
+
   it('computes one shift over several archives (a noise run)', async () => {
     const a = zip([['a.log', `LEEF:1.0|V|P|1|E|devTime=${t0}\n`]]);
     const b = zip([['b.log', `LEEF:1.0|V|P|1|E|devTime=${t0 + 5 * HOUR}\n`]]);

@@ -37,6 +37,9 @@ describe('readDevTime', () => {
     ['17101485021234', null],
     ['Mar 11 2024 09:15:02 GMT junk', null],
     ['2024-02-30T00:00:00Z', null],
+    // Seconds cut short at the end of the value: no instant (they once read as NaN).
+    ['2024-03-11T09:15:', null],
+    ['2024-03-11T09:15:0', null],
     ['', null],
   ])('leaves %j (format %j) unreadable', (value, format) => {
     expect(readDevTime(value, format, REF)).toBeNull();

@@ -131,7 +131,9 @@ function num(text: string, pos: number, width: number): number {
   let v = 0;
   for (let i = pos; i < pos + width; i++) {
     const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return -1;
+    // Written so that NaN (a position past the end) is not a digit either: `2024-03-11T09:15:`
+    // read its missing seconds as NaN and denoted no instant, instead of being unreadable.
+    if (!(c >= 48 && c <= 57)) return -1;
     v = v * 10 + (c - 48);
   }
   return v;
