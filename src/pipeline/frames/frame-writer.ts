@@ -5,7 +5,7 @@
 
 import { FRAME_NO_HEADER, FRAME_SLOW, LeefFrameWriter } from '../leef/leef-frame-writer.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
-import { isAsciiLine, type LeefLineReader } from '../leef/leef-line-reader.ts';
+import type { LeefLineReader } from '../leef/leef-line-reader.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
 import type { FrameChunk, FrameFormat, FramePiece, FrameRefusal } from './frame-format.ts';
@@ -134,21 +134,10 @@ export class FrameWriter {
       this.#segment++, this.#line = 0, this.#index = this.#indexOf(this.#segment)
     ) {
       const segment = segments[this.#segment]!;
-      const { buf, starts, ends } = segment;
+      const { starts } = segment;
       const index = this.#index;
       for (let j = this.#line; j < starts.length; j++) {
-        const n = isAsciiLine(segment, j)
-          ? frames.prepare(
-              buf,
-              starts[j] as number,
-              ends[j] as number,
-              lines.shiftMs,
-              lines.ctx,
-              lines.labIndex,
-              index,
-              j,
-            )
-          : FRAME_SLOW;
+        const n = frames.prepareLine(lines, segment, j, index);
         let frame: string | null = null;
         if (n === FRAME_SLOW) {
           const encoded = this.#encode(rebasedLine(lines, this.#reader, segment, j, this.#rebased, index));

@@ -7,9 +7,9 @@
 // (shipment-differential.test.ts reads every event's `line`).
 
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
-import { FRAME_SLOW, LeefFrameWriter } from './leef-frame-writer.ts';
+import { LeefFrameWriter } from './leef-frame-writer.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from './leef-line-batch.ts';
-import { isAsciiLine, type LeefLineReader } from './leef-line-reader.ts';
+import type { LeefLineReader } from './leef-line-reader.ts';
 
 /** Bytes a batch buffer is given beyond the input's, per line (a longer devTime, a label). */
 const SLACK_PER_LINE = 24;
@@ -71,20 +71,8 @@ export class LeefByteEventWriter {
     const writer = this.#lines;
     for (const segment of lines.segments) {
       const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
-      const { buf, starts, ends } = segment;
-      for (let j = 0; j < starts.length; j++) {
-        const n = isAsciiLine(segment, j)
-          ? writer.prepare(
-              buf,
-              starts[j] as number,
-              ends[j] as number,
-              lines.shiftMs,
-              lines.ctx,
-              lines.labIndex,
-              index,
-              j,
-            )
-          : FRAME_SLOW;
+      for (let j = 0; j < segment.starts.length; j++) {
+        const n = writer.prepareLine(lines, segment, j, index);
         if (n < 0) {
           // FRAME_SLOW: no other answer comes without a header mode or a length limit.
           const { line, time } = rebasedLine(lines, this.#reader, segment, j, this.#rebased, index);

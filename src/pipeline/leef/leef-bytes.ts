@@ -336,11 +336,20 @@ export function findValueAfter(
 /** Offset of the first `LEEF:` in `buf[s, e)`, or `e` (a loop: it stands near the start). */
 export function leefStartIn(buf: Buffer, s: number, e: number): number {
   const last = e - 5;
-  for (let i = s; i <= last; i++) {
-    if (buf[i] === 76 && buf[i + 1] === 69 && buf[i + 2] === 69 && buf[i + 3] === 70 && buf[i + 4] === 58)
-      return i;
-  }
+  for (let i = s; i <= last; i++) if (isLeefAt(buf, i, e)) return i;
   return e;
+}
+
+/** Whether `buf[s, e)` starts with `LEEF:`. */
+export function isLeefAt(buf: Buffer, s: number, e: number): boolean {
+  return (
+    e - s >= 5 &&
+    buf[s] === 76 &&
+    buf[s + 1] === 69 &&
+    buf[s + 2] === 69 &&
+    buf[s + 3] === 70 &&
+    buf[s + 4] === 58
+  );
 }
 
 /**

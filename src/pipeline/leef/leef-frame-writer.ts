@@ -9,6 +9,7 @@
 // alone (LEEF events held as bytes, leef-byte-events.ts).
 // Lines it does not cover answer SLOW and go the string path.
 
+import type { ByteLines } from '../archive/byte-lines.ts';
 import { newSyslogHeader } from '../syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes } from '../syslog/detect-syslog-header-bytes.ts';
 import { createHeaderWriter, type HeaderModeSettings, type HeaderWriter } from '../syslog/header-mode.ts';
@@ -24,7 +25,8 @@ import {
   writeDigits,
   writeEpochDigits,
 } from './leef-bytes.ts';
-import type { LeefLineReader } from './leef-line-reader.ts';
+import type { LeefLines } from './leef-line-batch.ts';
+import { isAsciiLine, type LeefLineReader } from './leef-line-reader.ts';
 import type { RebaseContext } from './leef-rebase.ts';
 
 /** prepare(): the line needs the string path (not LEEF, a CR inside, `labIndex=` already there…). */
@@ -266,6 +268,24 @@ export class LeefFrameWriter {
     this.#messageBytes = bytes;
     if (bare) return bytes;
     return this.#framing === 'lf' ? bytes + 1 : digitCount(bytes) + 1 + bytes;
+  }
+
+  /**
+   * prepare() for line `j` of `segment` in a batch of `lines` (`index`: pass 1's findings for the
+   * segment, or null): FRAME_SLOW for a line that is not ASCII.
+   */
+  prepareLine(lines: LeefLines, segment: ByteLines, j: number, index: Int32Array | null): number {
+    if (!isAsciiLine(segment, j)) return FRAME_SLOW;
+    return this.prepare(
+      segment.buf,
+      segment.starts[j] as number,
+      segment.ends[j] as number,
+      lines.shiftMs,
+      lines.ctx,
+      lines.labIndex,
+      index,
+      j,
+    );
   }
 
   /** Writes the prepared frame at `out[pos]`; returns the offset after it. */

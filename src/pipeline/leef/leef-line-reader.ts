@@ -21,6 +21,7 @@ import {
   findValueAfter,
   findValueBytes,
   findValueInLine,
+  isLeefAt,
   type LeefByteLayout,
   type LeefByteScratch,
   leefStartIn,
@@ -181,15 +182,7 @@ export class LeefLineReader {
 
   /** scanLeefInto for the ASCII line `buf[s, e)`; fills L. */
   layout(buf: Buffer, s: number, e: number): boolean {
-    const first =
-      e - s >= 5 &&
-      buf[s] === 76 &&
-      buf[s + 1] === 69 &&
-      buf[s + 2] === 69 &&
-      buf[s + 3] === 70 &&
-      buf[s + 4] === 58
-        ? s
-        : leefStartIn(buf, s, e);
+    const first = isLeefAt(buf, s, e) ? s : leefStartIn(buf, s, e);
     return scanLeefBytes(buf, s, e, first, this.L, this.#bytes);
   }
 

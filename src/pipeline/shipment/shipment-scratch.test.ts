@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildZip } from '../../../test/fixtures/archives/zip-builder.ts';
 import { LeefFrameWriter } from '../leef/leef-frame-writer.ts';
 import type { LeefLines } from '../leef/leef-line-batch.ts';
-import { isAsciiLine, LeefLineReader } from '../leef/leef-line-reader.ts';
+import { LeefLineReader } from '../leef/leef-line-reader.ts';
 import { newDateFormat } from '../time/date-format.ts';
 import type { OutboundEvent } from './outbound-event.ts';
 import { type PreparedShipment, prepareShipment, type ShipmentSource } from './prepare-shipment.ts';
@@ -166,21 +166,9 @@ function frames(lines: LeefLines, writer: LeefFrameWriter): string[] {
   for (const segment of lines.segments) {
     const index = lines.indexes === null ? null : lines.indexes.find(segment, lines.entry);
     for (let j = 0; j < segment.starts.length; j++) {
-      if (!isAsciiLine(segment, j)) {
-        out.push('(string path)');
-        continue;
-      }
-      const n = writer.prepare(
-        segment.buf,
-        segment.starts[j] as number,
-        segment.ends[j] as number,
-        lines.shiftMs,
-        lines.ctx,
-        lines.labIndex,
-        index,
-        j,
-      );
-      if (n < 0) out.push(`(refused ${n})`);
+      // Negative: a line the writer leaves to the string path, or refuses.
+      const n = writer.prepareLine(lines, segment, j, index);
+      if (n < 0) out.push(`(not written: ${n})`);
       else {
         const buf = Buffer.alloc(n);
         writer.write(buf, 0);

@@ -6,6 +6,7 @@
 // bytes of the string path in hec-encode.ts (hec-byte-envelope.test.ts holds them to it); a line
 // with a byte above 0x7f, or a blank one, goes that path instead.
 
+import { isLeefAt } from '../../pipeline/leef/leef-bytes.ts';
 import { newSyslogHeader, type SyslogHeader } from '../../pipeline/syslog/detect-syslog-header.ts';
 import { detectSyslogHeaderBytes } from '../../pipeline/syslog/detect-syslog-header-bytes.ts';
 import type { EncodedEvent } from '../shared/deliver.ts';
@@ -91,6 +92,16 @@ function writeJsonByte(out: Buffer, o: number, c: number): number {
   return o;
 }
 
+/** Writes milliseconds 0-999 as three digits at `out[o]`; returns the offset after them. */
+export function writeMillis(out: Buffer, o: number, millis: number): number {
+  const hundreds = (millis / 100) | 0;
+  const tens = ((millis - hundreds * 100) / 10) | 0;
+  out[o] = 0x30 + hundreds;
+  out[o + 1] = 0x30 + tens;
+  out[o + 2] = 0x30 + (millis - hundreds * 100 - tens * 10);
+  return o + 3;
+}
+
 /** Whether the ASCII text `buf[s, e)` is empty or only whitespace (String#trim would leave nothing). */
 export function isBlankAscii(buf: Buffer, s: number, e: number): boolean {
   for (let i = s; i < e; i++) {
@@ -106,15 +117,7 @@ export function isBlankAscii(buf: Buffer, s: number, e: number): boolean {
  * an empty HOSTNAME or RFC 5424's `-`.
  */
 export function hostSpan(buf: Buffer, s: number, e: number, header: SyslogHeader): boolean {
-  if (
-    e - s >= 5 &&
-    buf[s] === 76 &&
-    buf[s + 1] === 69 &&
-    buf[s + 2] === 69 &&
-    buf[s + 3] === 70 &&
-    buf[s + 4] === 58
-  )
-    return false;
+  if (isLeefAt(buf, s, e)) return false;
   const h = detectSyslogHeaderBytes(buf, s, e, header);
   const hs = h.hostnameStart;
   if (hs < 0) return false;
@@ -213,13 +216,7 @@ export class HecEnvelopeWriter {
     const out = this.#store;
     const start = this.#pos;
     out.set(head, start);
-    let o = start + head.length;
-    const hundreds = (millis / 100) | 0;
-    const tens = ((millis - hundreds * 100) / 10) | 0;
-    out[o] = 0x30 + hundreds;
-    out[o + 1] = 0x30 + tens;
-    out[o + 2] = 0x30 + (millis - hundreds * 100 - tens * 10);
-    o += 3;
+    let o = writeMillis(out, start + head.length, millis);
     out.set(middle, o);
     o += middle.length;
     out[o++] = 0x22;

@@ -8,7 +8,7 @@ import {
 } from '../../pipeline/syslog/detect-syslog-header.ts';
 import type { EncodedEvent } from '../shared/deliver.ts';
 import type { EncodeEvent } from '../shared/ship-loop.ts';
-import { HecEnvelopeWriter } from './hec-byte-envelope.ts';
+import { HecEnvelopeWriter, writeMillis } from './hec-byte-envelope.ts';
 import { JsonScanBuffer, jsonString, needsNoEscape } from './json-string.ts';
 
 /** Envelope fields that are the same for every event of a shipment. */
@@ -163,14 +163,7 @@ class HecEnvelope implements EncodedEvent {
 
   writeTo(buffer: Buffer, offset: number): number {
     const out = buffer as Utf8Writer;
-    let o = offset + out.utf8Write(this.head, offset);
-    const m = this.millis;
-    const hundreds = (m / 100) | 0;
-    const tens = ((m - hundreds * 100) / 10) | 0;
-    out[o] = 0x30 + hundreds;
-    out[o + 1] = 0x30 + tens;
-    out[o + 2] = 0x30 + (m - hundreds * 100 - tens * 10);
-    o += 3;
+    let o = writeMillis(out, offset + out.utf8Write(this.head, offset), this.millis);
     o += out.utf8Write(this.middle, o);
     if (this.quote) {
       out[o++] = 0x22;
