@@ -26,7 +26,9 @@
  * Prints per SIEM and round each side's events/s (wall), CPU seconds, RSS and the receiver's CPU,
  * then a table of medians, the ratio Socdrill / peer against its goal (2×), the round-by-round
  * ratios, and the CPU bound: the most the ratio could be on this host's cores with the CPU
- * Socdrill and its receiver used (when it is below the goal, only less work per event helps).
+ * Socdrill and its receiver used (when it is below the goal, only less work per event helps),
+ * and a table of where Socdrill's wall time went: download, rebase pass 1, pass 2 with delivery,
+ * and how long its main thread was active (see Phases).
  *
  * Run: npm run bench -- peers. Environment: BENCH_PEERS_LINES (1,000,000 LEEF lines for syslog and
  * HEC), BENCH_PEERS_DOCS (300,000 ECS documents for bulk), BENCH_PEERS_ROUNDS (3),
@@ -65,6 +67,22 @@ interface Run {
   rssGrowth: number;
   peakRss: number;
   receiverCpu?: number;
+  /** Socdrill's side: where the request's wall time went (see Phases). */
+  phases?: Phases;
+}
+/**
+ * Where a session start's wall time went, from the service's own metrics
+ * (socdrill_archive_download_seconds, socdrill_archive_inflate_seconds: rebase pass 1,
+ * socdrill_shipment_duration_seconds: pass 2 and delivery) and the time the main thread was not
+ * idle over the request (event-loop utilisation's `active`: running, or ready and waiting for a
+ * core, so it can exceed the process's CPU on a loaded host). Pass 1 runs before anything is sent,
+ * and a main thread active for most of the wall time is the bound a second core does not lift.
+ */
+interface Phases {
+  download: number;
+  pass1: number;
+  ship: number;
+  mainActive: number;
 }
 interface Targets {
   syslogPort: number;
@@ -131,6 +149,7 @@ async function main(): Promise<void> {
   );
 
   const summary: string[] = [];
+  const phaseRows: string[] = [];
   let failed = false;
   try {
     for (const siem of only) {
@@ -169,6 +188,7 @@ async function main(): Promise<void> {
       }
       receiver.kill();
       summary.push(table(siem, runs));
+      phaseRows.push(phasesRow(siem, runs.socdrill));
     }
   } finally {
     files.close();
@@ -185,6 +205,14 @@ async function main(): Promise<void> {
     '| ------ | ------------------------- | --------- | ----- | ------------ | -------------- | ----- | --------- | ------------------- |',
   );
   for (const rows of summary) console.log(rows);
+  console.log(
+    "\nSocdrill's session start by phase, medians in seconds (share of its wall time): pass 1 runs before" +
+      ' anything is sent; main thread active = not idle (running or waiting for a core): active for' +
+      ' most of the wall time, it is the bound a second core does not lift',
+  );
+  console.log('| SIEM   | wall s | download     | pass 1       | pass 2 and delivery | main thread active |');
+  console.log('| ------ | ------ | ------------ | ------------ | ------------------- | ------------------ |');
+  for (const row of phaseRows) console.log(row);
   if (failed) process.exitCode = 1;
 }
 
@@ -194,7 +222,27 @@ function describe(r: Run): string {
       .toLocaleString('en-US')
       .padStart(9)} events/s  ${r.seconds.toFixed(2)} s wall  CPU ${r.cpuSeconds.toFixed(2)} s` +
     `  peak RSS ${(r.peakRss / MiB).toFixed(0)} MiB${r.rssGrowth ? ` (request +${(r.rssGrowth / MiB).toFixed(0)})` : ''}` +
-    `  receiver CPU ${(r.receiverCpu ?? 0).toFixed(2)} s`
+    `  receiver CPU ${(r.receiverCpu ?? 0).toFixed(2)} s` +
+    (r.phases
+      ? `\n${' '.repeat(20)}download ${r.phases.download.toFixed(2)} s, pass 1 ${r.phases.pass1.toFixed(2)} s,` +
+        ` pass 2 and delivery ${r.phases.ship.toFixed(2)} s, main thread active ${r.phases.mainActive.toFixed(2)} s`
+      : '')
+  );
+}
+
+/** A row of the phases table: Socdrill's medians for one SIEM (see Phases). */
+function phasesRow(siem: Siem, runs: Run[]): string {
+  const med = (f: (r: Run) => number) => median(runs.map(f));
+  const share = (f: (p: Phases) => number) => med((r) => (r.phases ? f(r.phases) / r.seconds : 0));
+  const cell = (f: (p: Phases) => number, width: number) =>
+    `${med((r) => (r.phases ? f(r.phases) : 0)).toFixed(2)} (${(share(f) * 100).toFixed(0)} %)`.padStart(
+      width,
+    );
+  return (
+    `| ${siem.padEnd(6)} | ${med((r) => r.seconds)
+      .toFixed(2)
+      .padStart(6)} | ${cell((p) => p.download, 12)} |` +
+    ` ${cell((p) => p.pass1, 12)} | ${cell((p) => p.ship, 19)} | ${cell((p) => p.mainActive, 18)} |`
   );
 }
 
@@ -317,6 +365,7 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage.rss());
     }, 50);
+    const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await app.inject({
@@ -330,6 +379,7 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     });
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const mainActive = performance.eventLoopUtilization(elu0).active / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());
     if (res.statusCode !== 200) throw new Error(`session start answered ${res.statusCode}: ${res.body}`);
@@ -340,6 +390,12 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       rssGrowth: peak - rssBefore,
       peakRss: Math.max(peak, process.resourceUsage().maxRSS * 1024),
+      phases: {
+        download: await histogramSum(ctx, 'socdrill_archive_download_seconds'),
+        pass1: await histogramSum(ctx, 'socdrill_archive_inflate_seconds'),
+        ship: await histogramSum(ctx, 'socdrill_shipment_duration_seconds'),
+        mainActive,
+      },
     } satisfies Run);
   } catch (err) {
     process.send?.({ error: String(err) });
@@ -348,6 +404,16 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     await ctx.close();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The sum of a histogram of the context's metrics over all its labels (0 when nothing was observed). */
+async function histogramSum(ctx: Awaited<ReturnType<typeof createContext>>, name: string): Promise<number> {
+  const metric = ctx.metrics.registry.getSingleMetric(name);
+  if (metric === undefined) throw new Error(`no metric ${name}`);
+  const { values } = await metric.get();
+  // A histogram's values are its buckets, `_sum` and `_count`, each named.
+  const sums = values.filter((v) => (v as { metricName?: string }).metricName === `${name}_sum`);
+  return sums.reduce((sum, v) => sum + v.value, 0);
 }
 
 // --- Peers ---------------------------------------------------------------------------------------
