@@ -33,7 +33,9 @@
  * Run: npm run bench -- peers. Environment: BENCH_PEERS_LINES (1,000,000 LEEF lines for syslog and
  * HEC), BENCH_PEERS_DOCS (300,000 ECS documents for bulk), BENCH_PEERS_ROUNDS (3),
  * BENCH_PEERS_ONLY (syslog,hec,bulk), BENCH_PEERS_PROFILE (a directory: Socdrill's side runs with
- * --cpu-prof writing there).
+ * --cpu-prof writing there), BENCH_PEERS_WARM (0: warm-up runs each Node side makes in its own
+ * process before the measured one, which the receiver's figures leave out; a running service's
+ * later session starts, a long-running shipper's later batches).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -97,6 +99,8 @@ const MiB = 1024 * 1024;
 /** Cores this process may use: the ceiling for CPU seconds per wall second of a run (cpuBound). */
 const CORES = availableParallelism();
 const RSYSLOGD = '/usr/sbin/rsyslogd';
+/** Warm-up runs each side makes in its own process before the measured one (BENCH_PEERS_WARM). */
+const WARM_RUNS = Number(process.env.BENCH_PEERS_WARM ?? 0);
 const PEERS: Record<Siem, string> = {
   syslog: 'rsyslog imfile → omfwd',
   hec: 'splunk-logging',
@@ -169,11 +173,23 @@ async function main(): Promise<void> {
       for (let round = 1; round <= rounds; round++) {
         const order: Side[] = round % 2 === 1 ? ['socdrill', 'peer'] : ['peer', 'socdrill'];
         for (const side of order) {
-          const before = await count();
+          let before = await count();
+          // A side's child calls this once its warm-up runs are done, just before the measured one.
+          const measuring = async () => {
+            before = await count();
+          };
           const run =
             side === 'socdrill'
-              ? await socdrillSide(siem, total, filesPort, targets)
-              : await peerSide(siem, total, siem === 'bulk' ? ecsLog : leefLog, targets, dir, count);
+              ? await socdrillSide(siem, filesPort, targets, measuring)
+              : await peerSide(
+                  siem,
+                  total,
+                  siem === 'bulk' ? ecsLog : leefLog,
+                  targets,
+                  dir,
+                  count,
+                  measuring,
+                );
           const after = await count();
           run.receiverCpu = after.cpuSeconds - before.cpuSeconds;
           const received = after.events - before.events;
@@ -285,13 +301,24 @@ function median(values: number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)] as number;
 }
 
-/** A child's single message: its figures, or a failure. */
-async function result(child: ChildProcess): Promise<Run> {
+/**
+ * A child's figures, or its failure. Before its measured run the child says `measuring` and waits
+ * for `go`: the parent reads the receiver's counters in between, so warm-up runs are not counted.
+ */
+async function result(child: ChildProcess, measuring: () => Promise<void>): Promise<Run> {
   const exited = once(child, 'exit');
-  const message = (await Promise.race([once(child, 'message'), exited.then(() => [undefined])])) as [
-    Run | { error: string } | undefined,
-  ];
-  const got = message[0];
+  let got: Run | { error: string } | undefined;
+  for (;;) {
+    const message = (await Promise.race([once(child, 'message'), exited.then(() => [undefined])])) as [
+      Run | { error: string } | 'measuring' | undefined,
+    ];
+    if (message[0] !== 'measuring') {
+      got = message[0];
+      break;
+    }
+    await measuring();
+    child.send('go');
+  }
   if (!got) throw new Error(`the ${child.spawnargs[2]} side exited without figures`);
   if ('error' in got) throw new Error(got.error);
   await exited;
@@ -306,7 +333,12 @@ interface SocdrillJob {
   targets: Targets;
 }
 
-async function socdrillSide(siem: Siem, _total: number, filesPort: number, targets: Targets): Promise<Run> {
+async function socdrillSide(
+  siem: Siem,
+  filesPort: number,
+  targets: Targets,
+  measuring: () => Promise<void>,
+): Promise<Run> {
   const profile = process.env.BENCH_PEERS_PROFILE;
   const child = fork(self, ['socdrill', JSON.stringify({ siem, filesPort, targets } satisfies SocdrillJob)], {
     stdio: 'inherit',
@@ -321,7 +353,14 @@ async function socdrillSide(siem: Siem, _total: number, filesPort: number, targe
         : []),
     ],
   });
-  return result(child);
+  return result(child, measuring);
+}
+
+/** In a side's child: tells the parent the measured run starts and waits for its `go`. */
+async function startMeasuring(): Promise<void> {
+  const go = once(process, 'message');
+  process.send?.('measuring');
+  await go;
 }
 
 async function runSocdrill(job: SocdrillJob): Promise<void> {
@@ -359,6 +398,23 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     });
     if (created.statusCode !== 201) throw new Error(created.body);
 
+    const start = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/sessions/start',
+        headers: { cookie },
+        payload: {
+          archiveDownloadUrl: `http://127.0.0.1:${job.filesPort}/${job.siem === 'bulk' ? 'ecs' : 'leef'}.zip`,
+          siem: 'bench',
+        },
+      });
+    for (let k = 0; k < WARM_RUNS; k++) {
+      const warm = await start();
+      if (warm.statusCode !== 200)
+        throw new Error(`a warm-up start answered ${warm.statusCode}: ${warm.body}`);
+    }
+    const sums0 = await phaseSums(ctx);
+    await startMeasuring();
     global.gc?.();
     const rssBefore = process.memoryUsage.rss();
     let peak = rssBefore;
@@ -368,15 +424,7 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/sessions/start',
-      headers: { cookie },
-      payload: {
-        archiveDownloadUrl: `http://127.0.0.1:${job.filesPort}/${job.siem === 'bulk' ? 'ecs' : 'leef'}.zip`,
-        siem: 'bench',
-      },
-    });
+    const res = await start();
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const mainActive = performance.eventLoopUtilization(elu0).active / 1000;
@@ -384,6 +432,7 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     peak = Math.max(peak, process.memoryUsage.rss());
     if (res.statusCode !== 200) throw new Error(`session start answered ${res.statusCode}: ${res.body}`);
     const body = res.json() as { events: number };
+    const sums = await phaseSums(ctx);
     process.send?.({
       events: body.events,
       seconds,
@@ -391,9 +440,9 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
       rssGrowth: peak - rssBefore,
       peakRss: Math.max(peak, process.resourceUsage().maxRSS * 1024),
       phases: {
-        download: await histogramSum(ctx, 'socdrill_archive_download_seconds'),
-        pass1: await histogramSum(ctx, 'socdrill_archive_inflate_seconds'),
-        ship: await histogramSum(ctx, 'socdrill_shipment_duration_seconds'),
+        download: sums.download - sums0.download,
+        pass1: sums.pass1 - sums0.pass1,
+        ship: sums.ship - sums0.ship,
         mainActive,
       },
     } satisfies Run);
@@ -404,6 +453,17 @@ async function runSocdrill(job: SocdrillJob): Promise<void> {
     await ctx.close();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The phase histograms' sums so far (see Phases); a run's phases are the difference. */
+async function phaseSums(
+  ctx: Awaited<ReturnType<typeof createContext>>,
+): Promise<Omit<Phases, 'mainActive'>> {
+  return {
+    download: await histogramSum(ctx, 'socdrill_archive_download_seconds'),
+    pass1: await histogramSum(ctx, 'socdrill_archive_inflate_seconds'),
+    ship: await histogramSum(ctx, 'socdrill_shipment_duration_seconds'),
+  };
 }
 
 /** The sum of a histogram of the context's metrics over all its labels (0 when nothing was observed). */
@@ -430,11 +490,16 @@ async function peerSide(
   targets: Targets,
   dir: string,
   count: () => Promise<{ events: number }>,
+  measuring: () => Promise<void>,
 ): Promise<Run> {
+  // rsyslogd is native code with nothing to warm up: its run starts with its process.
   if (siem === 'syslog') return rsyslogSide(total, file, targets.syslogPort, dir, count);
   const job = JSON.stringify({ file, targets } satisfies PeerJob);
   // Plain Node for the peers: the service's V8 flags are Socdrill's tuning.
-  return result(fork(self, [siem === 'hec' ? 'splunk' : 'es', job], { stdio: 'inherit', execArgv: [] }));
+  return result(
+    fork(self, [siem === 'hec' ? 'splunk' : 'es', job], { stdio: 'inherit', execArgv: [] }),
+    measuring,
+  );
 }
 
 /** rsyslogd with a private configuration: imfile from the file's start, omfwd TCP to the counter. */
@@ -487,6 +552,8 @@ async function rsyslogSide(
 /** The measured part of a peer's process: figures of the whole process, wall time of the work. */
 async function measuredPeer(work: () => Promise<number>): Promise<void> {
   try {
+    for (let k = 0; k < WARM_RUNS; k++) await work();
+    await startMeasuring();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const events = await work();
