@@ -32,6 +32,7 @@ import {
 } from './noise/noise-services.ts';
 import { schedulerProbe } from './noise/scheduler-probe.ts';
 import { archiveLimitsOf } from './pipeline/archive/archive-limits.ts';
+import { EcsScanPool } from './pipeline/ecs/ecs-scan-pool.ts';
 import {
   createPlatformStatus,
   type PlatformStatus,
@@ -189,6 +190,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       { sseClients: () => platformStatus.streams.size },
       { processMetrics: config.metricsPort !== undefined },
     );
+    // Started by the first ECS shipment, not here: an instance that never ships ECS pays nothing.
+    const ecsScanPool = new EcsScanPool({
+      onFailure: (err) =>
+        log.warn(
+          { err: err.message },
+          'The ECS scan worker failed; pass 1 of ECS archives runs on one thread.',
+        ),
+    });
+    closers.push(() => ecsScanPool.close());
     const shipping = createShipping({
       db,
       secretBox,
@@ -198,6 +208,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       limits: archiveLimitsOf(config),
       deadlineMs: config.shipmentDeadlineSeconds * 1000,
       observer: metrics,
+      ecsScanPool,
     });
     const downloads = new DownloadGate({
       maxConcurrent: config.archiveMaxConcurrent,

@@ -1,4 +1,5 @@
 import type { ArchiveLimits } from '../pipeline/archive/archive-limits.ts';
+import type { EcsScanPool } from '../pipeline/ecs/ecs-scan-pool.ts';
 import {
   type PreparedShipment,
   prepareShipment,
@@ -20,7 +21,13 @@ export interface PreparedSources {
  */
 export async function prepareSources(
   sources: readonly ShipmentSource[],
-  options: { format: ShipmentFormat; now: number; limits: Partial<ArchiveLimits>; signal?: AbortSignal },
+  options: {
+    format: ShipmentFormat;
+    now: number;
+    limits: Partial<ArchiveLimits>;
+    signal?: AbortSignal;
+    ecsScanPool?: EcsScanPool | null;
+  },
 ): Promise<PreparedSources> {
   const shipment = await prepareShipment(sources, options);
   return { shipment, labels: sources.map((s) => s.label) };

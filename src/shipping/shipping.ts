@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import type { ArchiveLimits } from '../pipeline/archive/archive-limits.ts';
+import type { EcsScanPool } from '../pipeline/ecs/ecs-scan-pool.ts';
 import type { ShipmentFormat, ShipmentSource } from '../pipeline/shipment/prepare-shipment.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { SiemRegistry } from '../siems/registry.ts';
@@ -47,6 +48,8 @@ export interface ShippingDeps {
   readonly deadlineMs?: number;
   /** Told of every shipment's outcome and duration (the service's metrics); none when absent. */
   readonly observer?: ShippingObserver;
+  /** The instance's scan worker for pass 1 of ECS archives; pass 1 runs on one thread without it. */
+  readonly ecsScanPool?: EcsScanPool;
 }
 
 /** The shipping path of one service instance. */
@@ -59,6 +62,7 @@ export function createShipping(deps: ShippingDeps): Shipping {
         format: options.format,
         now: deps.clock.now(),
         limits: deps.limits,
+        ecsScanPool: deps.ecsScanPool ?? null,
         ...(options.signal ? { signal: options.signal } : {}),
       }),
     ship: async (request) => {

@@ -1,5 +1,11 @@
 import type { ArchiveEntry } from '../archive/archive-entry.ts';
-import { entryLineNumber, lineText, splitByteLines } from '../archive/byte-lines.ts';
+import {
+  type ByteLineBatch,
+  type ByteLines,
+  entryLineNumber,
+  lineText,
+  splitByteLines,
+} from '../archive/byte-lines.ts';
 import type { LineBatch } from '../archive/split-lines.ts';
 import { isAsciiLine } from '../leef/leef-line-reader.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
@@ -7,15 +13,18 @@ import { EcsPatches, ecsByteDocument } from './ecs-byte-document.ts';
 import type { EcsDocument } from './ecs-fields.ts';
 import {
   type EcsRecord,
+  ecsRecordTime,
   invalidDocument,
   parseEcsRecord,
   shiftEcsRecord,
   shiftedEcsRecordTime,
 } from './ecs-record.ts';
+import type { EcsScanPool } from './ecs-scan-pool.ts';
 import type { EcsTimeScratch } from './ecs-time.ts';
 import { EcsByteScanner } from './scan-ecs-bytes.ts';
 import { locateEcsTimes, scanEcsJson, type TimeSpan } from './scan-ecs-json.ts';
-import { DEFAULT_SPAN_MEMO_SLOTS, type SpanBudget, SpanMemo } from './span-memo.ts';
+import { type EcsLinesScan, scanEcsLines } from './scan-ecs-lines.ts';
+import { DEFAULT_SPAN_MEMO_SLOTS, type SpanBudget, SpanMemo, UNCERTAIN_DOCUMENT } from './span-memo.ts';
 import { JsonDocumentSplitter } from './split-json-documents.ts';
 
 /**
@@ -60,9 +69,63 @@ export async function* readEcsDocuments(entry: ArchiveEntry): AsyncGenerator<Ecs
 export class EcsTwoPassReader {
   readonly #memos = new Map<string, SpanMemo>();
   readonly #budget: SpanBudget;
+  readonly #pool: EcsScanPool | null;
 
-  constructor(memoSlots = DEFAULT_SPAN_MEMO_SLOTS) {
+  /** `pool`: a scan worker for timesPass to share lines with (see EcsScanPool); none scans alone. */
+  constructor(memoSlots = DEFAULT_SPAN_MEMO_SLOTS, pool: EcsScanPool | null = null) {
     this.#budget = { slots: memoSlots };
+    this.#pool = pool;
+  }
+
+  /**
+   * First pass over an entry as a shipment runs it: every document validated and its time spans
+   * remembered exactly as firstPass does (same errors, same memo), but only what the shift needs
+   * comes out, a batch per inflated chunk: documents, the newest `@timestamp` and how many have
+   * none readable. ASCII NDJSON lines are scanned as bytes and never become strings; with a scan
+   * worker, the second half of a chunk's lines is scanned there while this thread scans the first.
+   * `scratch`: the pass's.
+   */
+  async *timesPass(entry: ArchiveEntry, scratch: EcsTimeScratch): AsyncGenerator<EcsPassTimes> {
+    const path = entry.path;
+    if (isJsonEntry(path)) {
+      for await (const records of this.firstPass(entry)) {
+        const times = { documents: records.length, latest: null as number | null, unreadable: 0 };
+        for (const record of records) addTime(times, ecsRecordTime(record, scratch));
+        yield times;
+      }
+      return;
+    }
+    const memo = new SpanMemo(this.#budget);
+    const scanner = new EcsByteScanner();
+    const pool = this.#pool;
+    // A batch is merged into the memo only once the next one's own lines are scanned: the worker
+    // scans its share of a chunk while this thread splits and scans the next, and neither waits.
+    let previous: PendingBatch | null = null;
+    for await (const batch of splitByteLines(entry.bytes(), path, entry.maxLineLength)) {
+      const pieces: Piece[] = [];
+      for (const lines of batch.segments) {
+        const count = lines.starts.length;
+        if (!lines.ascii) {
+          pieces.push({ lines, from: 0, scan: null });
+          continue;
+        }
+        // Worth a worker only for a chunk's worth of lines: a job costs a copy and two messages.
+        const own = pool !== null && count >= MIN_SHARED_LINES && pool.available() ? count >> 1 : count;
+        const shared = own < count ? pool!.scan(lines.buf, lines.starts, lines.ends, own, count) : null;
+        // Rejections are handled when merged; until then this keeps them from being unhandled.
+        shared?.catch(() => {});
+        pieces.push({
+          lines,
+          from: 0,
+          scan: scanEcsLines(lines.buf, lines.starts, lines.ends, 0, own, scanner, scratch),
+        });
+        if (shared !== null) pieces.push({ lines, from: own, scan: shared, to: count });
+      }
+      if (previous !== null) yield await mergeBatch(previous, memo, path, scanner, scratch);
+      previous = { batch, pieces };
+    }
+    if (previous !== null) yield await mergeBatch(previous, memo, path, scanner, scratch);
+    this.#memos.set(path, memo);
   }
 
   /**
@@ -143,6 +206,99 @@ export class EcsTwoPassReader {
       yield records;
     }
   }
+}
+
+/** What timesPass found in one batch: documents, the newest event time, those without one. */
+export interface EcsPassTimes {
+  documents: number;
+  /** Newest `@timestamp` (epoch ms) of the batch; null when none is readable. */
+  latest: number | null;
+  /** Documents without a readable `@timestamp`. */
+  unreadable: number;
+}
+
+/** Lines a chunk needs before half of them go to the scan worker (about 40 KiB of documents). */
+const MIN_SHARED_LINES = 64;
+
+/** Validates line `k` of `lines` as text (scanEcsJson: it words the error) and adds what it found. */
+function scanLineText(
+  lines: ByteLines,
+  k: number,
+  batch: ByteLineBatch,
+  memo: SpanMemo,
+  times: EcsPassTimes,
+  path: string,
+  scratch: EcsTimeScratch,
+): void {
+  const text = lineText(lines, k);
+  const scan = scanEcsJson(text);
+  if (!scan.ok) throw invalidDocument(path, entryLineNumber(batch, lines, k), scan.error);
+  memo.add(scan.spans);
+  addTime(times, ecsRecordTime({ entry: path, line: 0, text, times: scan.spans }, scratch));
+}
+
+/** One segment's lines from `from` on: scanned here, on the worker (a promise), or as text (null). */
+interface Piece {
+  readonly lines: ByteLines;
+  readonly from: number;
+  readonly scan: EcsLinesScan | Promise<EcsLinesScan> | null;
+  /** For a worker's scan: the line after its last (to scan here when the worker fails). */
+  readonly to?: number;
+}
+
+/** A batch whose lines are scanned, or being scanned, but not yet merged into the memo. */
+interface PendingBatch {
+  readonly batch: ByteLineBatch;
+  readonly pieces: readonly Piece[];
+}
+
+/**
+ * Merges a batch's pieces into the memo in line order (uncertain and non-ASCII lines scanned as
+ * text, which words the error) and returns what the batch found. A worker's scan that failed is
+ * done here instead.
+ */
+async function mergeBatch(
+  { batch, pieces }: PendingBatch,
+  memo: SpanMemo,
+  path: string,
+  scanner: EcsByteScanner,
+  scratch: EcsTimeScratch,
+): Promise<EcsPassTimes> {
+  const times: EcsPassTimes = { documents: batch.count, latest: null, unreadable: 0 };
+  for (const { lines, from, scan, to } of pieces) {
+    if (scan === null) {
+      for (let k = from; k < lines.starts.length; k++)
+        scanLineText(lines, k, batch, memo, times, path, scratch);
+      continue;
+    }
+    let done: EcsLinesScan;
+    if (scan instanceof Promise) {
+      try {
+        done = await scan;
+      } catch {
+        done = scanEcsLines(lines.buf, lines.starts, lines.ends, from, to!, scanner, scratch);
+      }
+    } else done = scan;
+    const { packed } = done;
+    let at = 0;
+    for (let k = from; k < from + done.lines; k++) {
+      if (packed[at] !== UNCERTAIN_DOCUMENT) {
+        at = memo.addPacked(packed, at);
+        continue;
+      }
+      at++;
+      scanLineText(lines, k, batch, memo, times, path, scratch);
+    }
+    if (done.latest !== null && (times.latest === null || done.latest > times.latest))
+      times.latest = done.latest;
+    times.unreadable += done.unreadable;
+  }
+  return times;
+}
+
+function addTime(times: EcsPassTimes, time: number | null): void {
+  if (time === null) times.unreadable++;
+  else if (times.latest === null || time > times.latest) times.latest = time;
 }
 
 /**

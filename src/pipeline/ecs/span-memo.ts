@@ -61,6 +61,33 @@ export class SpanMemo {
     this.#documents++;
   }
 
+  /**
+   * Remembers the next document from its packed spans at `packed[at]` (as packSpans wrote them;
+   * not UNCERTAIN_DOCUMENT); returns the offset after them. Same budget as add.
+   */
+  addPacked(packed: Int32Array, at: number): number {
+    const count = packed[at]!;
+    const need = 1 + 2 * count;
+    if (this.#full) return at + need;
+    if (need > this.#budget.slots) {
+      this.#full = true;
+      return at + need;
+    }
+    if (this.#length + need > this.#data.length) {
+      const grown = new Int32Array(Math.max(this.#data.length * 2, this.#length + need));
+      grown.set(this.#data.subarray(0, this.#length));
+      this.#data = grown;
+    }
+    // A loop: for a handful of slots, subarray() and set() cost more than the copy.
+    const data = this.#data;
+    let o = this.#length;
+    for (let k = at; k < at + need; k++) data[o++] = packed[k]!;
+    this.#length = o;
+    this.#budget.slots -= need;
+    this.#documents++;
+    return at + need;
+  }
+
   /** The spans of the next remembered document, in the order they were added. */
   next(): TimeSpan[] {
     if (this.#read >= this.#documents) throw new Error('no more remembered documents');
@@ -90,3 +117,23 @@ export class SpanMemo {
 
 const MAX_START = 2 ** 28;
 const FIELD_CODE = new Map(ECS_TIME_FIELDS.map((field, code) => [field, code]));
+
+/** In packed spans, a document the byte scanner left to the text scanner (in place of its count). */
+export const UNCERTAIN_DOCUMENT = -1;
+
+/**
+ * Writes one document's spans at `out[at]` the way SpanMemo stores them (count, then
+ * `field << 28 | start` and `end` per span; `out` has room); returns the offset after them, or -1
+ * when a span lies beyond what the packing holds (the document is then scanned as text and added).
+ */
+export function packSpans(spans: readonly TimeSpan[], out: Int32Array, at: number): number {
+  let o = at;
+  out[o++] = spans.length;
+  for (let k = 0; k < spans.length; k++) {
+    const span = spans[k]!;
+    if (span.start >= MAX_START || span.end >= 2 ** 31) return -1;
+    out[o++] = (FIELD_CODE.get(span.field)! << 28) | span.start;
+    out[o++] = span.end;
+  }
+  return o;
+}

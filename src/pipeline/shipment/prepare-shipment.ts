@@ -7,7 +7,7 @@ import { quoteName, selectForFormat } from '../archive/entry-path.ts';
 import { type ArchiveKind, type OpenedArchive, openArchive } from '../archive/open-archive.ts';
 import { createRetainBudget } from '../archive/retain-budget.ts';
 import { detectEntryFormat } from '../ecs/detect-format.ts';
-import { ecsRecordTime } from '../ecs/ecs-record.ts';
+import type { EcsScanPool } from '../ecs/ecs-scan-pool.ts';
 import { EcsTwoPassReader } from '../ecs/read-ecs-records.ts';
 import { isAsciiLine, LeefLineReader, LineIndexes } from '../leef/leef-line-reader.ts';
 import {
@@ -85,6 +85,8 @@ export async function prepareShipment(
     splitBytes?: number;
     /** Pass 1's memos; never one another pass is using. */
     scratch?: ShipmentScratch;
+    /** A scan worker that takes half of pass 1's work on ECS NDJSON lines (EcsScanPool). */
+    ecsScanPool?: EcsScanPool | null;
     /**
      * Stops pass 1 between batches (a deadline, a shutdown): it throws the signal's reason, so an
      * archive that takes minutes to read (4 GiB of short lines) cannot outlive either.
@@ -117,7 +119,7 @@ export async function prepareShipment(
   const reader = new LeefLineReader(scratch);
   const lineIndexes = new LineIndexes(options.indexBytes);
   const splits = new SplitMemo(options.splitBytes);
-  const ecsReaders = archives.map(() => new EcsTwoPassReader());
+  const ecsReaders = archives.map(() => new EcsTwoPassReader(undefined, options.ecsScanPool ?? null));
   const eventsPerSource: number[] = [];
   let latestEcs: number | null = null;
   let unreadableEcs = 0;
@@ -155,14 +157,13 @@ export async function prepareShipment(
           );
           if (leef.yearless > yearlessBefore) (yearlessEntries[i] as Set<string>).add(entry.path);
         } else {
-          for await (const batch of (ecsReaders[i] as EcsTwoPassReader).firstPass(entry)) {
+          const ecsReader = ecsReaders[i] as EcsTwoPassReader;
+          for await (const times of ecsReader.timesPass(entry, scratch.ecsTimes)) {
             signal?.throwIfAborted();
-            for (const record of batch) {
-              const t = ecsRecordTime(record, scratch.ecsTimes);
-              if (t === null) unreadableEcs++;
-              else if (latestEcs === null || t > latestEcs) latestEcs = t;
-            }
-            count += batch.length;
+            unreadableEcs += times.unreadable;
+            if (times.latest !== null && (latestEcs === null || times.latest > latestEcs))
+              latestEcs = times.latest;
+            count += times.documents;
           }
         }
       }
