@@ -11,9 +11,16 @@ async function outcome(
   content: string,
   chunk: number,
   pass: 'firstPass' | 'timesPass',
-  options: { pool?: EcsScanPool; memoSlots?: number; path?: string; onBatch?: () => Promise<void> } = {},
+  options: {
+    pool?: EcsScanPool;
+    memoSlots?: number;
+    path?: string;
+    onBatch?: () => Promise<void>;
+    maxLineLength?: number;
+  } = {},
 ) {
   const path = options.path ?? 'a.ndjson';
+  const entry = () => memoryEntry(path, content, chunk, options.maxLineLength);
   const reader = new EcsTwoPassReader(options.memoSlots, options.pool ?? null);
   const scratch = new EcsTimeScratch();
   let documents = 0;
@@ -25,12 +32,12 @@ async function outcome(
   };
   try {
     if (pass === 'firstPass') {
-      for await (const batch of reader.firstPass(memoryEntry(path, content, chunk))) {
+      for await (const batch of reader.firstPass(entry())) {
         documents += batch.length;
         for (const record of batch) seen(ecsRecordTime(record, scratch));
       }
     } else {
-      for await (const times of reader.timesPass(memoryEntry(path, content, chunk), scratch)) {
+      for await (const times of reader.timesPass(entry(), scratch)) {
         documents += times.documents;
         unreadable += times.unreadable;
         if (times.latest !== null) seen(times.latest);
@@ -95,6 +102,16 @@ describe('EcsTwoPassReader.timesPass', () => {
     expect(await outcome(json, 4096, 'timesPass', { pool, path: 'a.json' })).toEqual(
       await outcome(json, 4096, 'firstPass', { path: 'a.json' }),
     );
+  });
+
+  it('reports a bad document before a failure to read on in the next chunk, as firstPass does', async () => {
+    const lines = Array.from({ length: 100 }, (_, i) => DOC(i));
+    lines[80] = '{"a":1,}';
+    const content = `${lines.join('\n')}\n{"m":"${'x'.repeat(300)}"}\n`;
+    const expected = await outcome(content, 4096, 'firstPass', { maxLineLength: 200 });
+    expect(expected).toMatchObject({ code: 'archive_invalid', details: { line: 81 } });
+    expect(await outcome(content, 4096, 'timesPass', { maxLineLength: 200 })).toEqual(expected);
+    expect(await outcome(content, 4096, 'timesPass', { pool, maxLineLength: 200 })).toEqual(expected);
   });
 
   it('scans on its own thread when the worker goes away mid-pass', async () => {

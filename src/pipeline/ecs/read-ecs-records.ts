@@ -101,31 +101,48 @@ export class EcsTwoPassReader {
     // A batch is merged into the memo only once the next one's own lines are scanned: the worker
     // scans its share of a chunk while this thread splits and scans the next, and neither waits.
     let previous: PendingBatch | null = null;
-    for await (const batch of splitByteLines(entry.bytes(), path, entry.maxLineLength)) {
-      const pieces: Piece[] = [];
-      for (const lines of batch.segments) {
-        const count = lines.starts.length;
-        if (!lines.ascii) {
-          pieces.push({ lines, from: 0, scan: null });
-          continue;
+    const batches = splitByteLines(entry.bytes(), path, entry.maxLineLength);
+    try {
+      for (;;) {
+        let next: IteratorResult<ByteLineBatch>;
+        try {
+          next = await batches.next();
+        } catch (err) {
+          // Reading on failed (a line too long, a bad CRC…): an error in the batch before it comes
+          // first, as it does in a single-threaded pass.
+          if (previous !== null) await mergeBatch(previous, memo, path, scanner, scratch);
+          throw err;
         }
-        // Worth a worker only for a chunk's worth of lines: a job costs a copy and two messages.
-        const own = pool !== null && count >= MIN_SHARED_LINES && pool.available() ? count >> 1 : count;
-        const shared = own < count ? pool!.scan(lines.buf, lines.starts, lines.ends, own, count) : null;
-        // Rejections are handled when merged; until then this keeps them from being unhandled.
-        shared?.catch(() => {});
-        pieces.push({
-          lines,
-          from: 0,
-          scan: scanEcsLines(lines.buf, lines.starts, lines.ends, 0, own, scanner, scratch),
-        });
-        if (shared !== null) pieces.push({ lines, from: own, scan: shared, to: count });
+        if (next.done) break;
+        const batch = next.value;
+        const pieces: Piece[] = [];
+        for (const lines of batch.segments) {
+          const count = lines.starts.length;
+          if (!lines.ascii) {
+            pieces.push({ lines, from: 0, scan: null });
+            continue;
+          }
+          // Worth a worker only for a chunk's worth of lines: a job costs a copy and two messages.
+          const own = pool !== null && count >= MIN_SHARED_LINES && pool.available() ? count >> 1 : count;
+          const shared = own < count ? pool!.scan(lines.buf, lines.starts, lines.ends, own, count) : null;
+          // Rejections are handled when merged; until then this keeps them from being unhandled.
+          shared?.catch(() => {});
+          pieces.push({
+            lines,
+            from: 0,
+            scan: scanEcsLines(lines.buf, lines.starts, lines.ends, 0, own, scanner, scratch),
+          });
+          if (shared !== null) pieces.push({ lines, from: own, scan: shared, to: count });
+        }
+        if (previous !== null) yield await mergeBatch(previous, memo, path, scanner, scratch);
+        previous = { batch, pieces };
       }
       if (previous !== null) yield await mergeBatch(previous, memo, path, scanner, scratch);
-      previous = { batch, pieces };
+      this.#memos.set(path, memo);
+    } finally {
+      // A consumer that stops early (an abort between batches) stops the reading too.
+      await batches.return(undefined);
     }
-    if (previous !== null) yield await mergeBatch(previous, memo, path, scanner, scratch);
-    this.#memos.set(path, memo);
   }
 
   /**
