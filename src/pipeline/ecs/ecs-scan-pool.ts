@@ -38,9 +38,15 @@ export class EcsScanPool {
   #settle: (online: boolean) => void = () => {};
   readonly #onFailure: (err: Error) => void;
 
-  /** `onFailure`: told once when the worker fails (it is not restarted). */
-  constructor(options: { onFailure?: (err: Error) => void } = {}) {
+  readonly #workerUrl: URL;
+
+  /**
+   * `onFailure`: told once when the worker fails (it is not restarted). `workerUrl`: another entry
+   * for the worker (tests: one that fails).
+   */
+  constructor(options: { onFailure?: (err: Error) => void; workerUrl?: URL } = {}) {
     this.#onFailure = options.onFailure ?? (() => {});
+    this.#workerUrl = options.workerUrl ?? new URL('./ecs-scan-worker.ts', import.meta.url);
     this.#online$ = new Promise((resolve) => {
       this.#settle = resolve;
     });
@@ -95,12 +101,16 @@ export class EcsScanPool {
       lineEnds[k - from] = ends[k]! - base;
     }
     const id = this.#nextId++;
+    const job: EcsScanJob = { id, bytes, starts: lineStarts, ends: lineEnds };
+    try {
+      worker.postMessage(job, [bytes.buffer, lineStarts.buffer, lineEnds.buffer]);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise<EcsLinesScan>((resolve, reject) => {
       // Held only while it has work: an idle worker never keeps the process alive.
       if (this.#pending.size === 0) worker.ref();
       this.#pending.set(id, { resolve, reject });
-      const job: EcsScanJob = { id, bytes, starts: lineStarts, ends: lineEnds };
-      worker.postMessage(job, [bytes.buffer, lineStarts.buffer, lineEnds.buffer]);
     });
   }
 
@@ -117,7 +127,7 @@ export class EcsScanPool {
 
   #start(): void {
     // The service's V8 flags are process-wide: a worker may not be given them again.
-    const worker = new Worker(new URL('./ecs-scan-worker.ts', import.meta.url), { execArgv: [] });
+    const worker = new Worker(this.#workerUrl, { execArgv: [] });
     worker.unref();
     this.#worker = worker;
     worker.on('online', () => {
@@ -135,6 +145,8 @@ export class EcsScanPool {
       } else waiting.reject(new Error(answer.error));
     });
     worker.on('error', (err) => this.#fail(err));
+    // An answer that cannot be read would leave its job waiting: no answer is trusted after it.
+    worker.on('messageerror', (err) => this.#fail(err));
     worker.on('exit', (code) => {
       if (!this.#closed) this.#fail(new Error(`the ECS scan worker exited with code ${code}`));
     });

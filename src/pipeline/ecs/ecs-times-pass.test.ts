@@ -57,15 +57,19 @@ async function outcome(
 const DOC = (i: number) =>
   `{"@timestamp":"2024-05-01T12:${String(i % 60).padStart(2, '0')}:00.000Z","event":{"created":${1714564800000 + i}},"n":${i}}`;
 
+// Mostly documents, so that chunks of 8-16 KiB are ASCII and hold enough lines for the worker.
 const line = fc.oneof(
-  { weight: 60, arbitrary: fc.integer({ min: 0, max: 999 }).map(DOC) },
-  fc.constantFrom(
-    '',
-    '  ',
-    '{"message":"caf\u00e9","@timestamp":1}',
-    '{"@tim\\u0065stamp":"2030-01-01T00:00:00Z"}',
-  ),
-  fc.constantFrom('{"n":1}', '{"@timestamp":"soon"}', '{"event.start":"2024-05-01T00:00:00+01:00"}'),
+  { weight: 300, arbitrary: fc.integer({ min: 0, max: 999 }).map(DOC) },
+  { weight: 6, arbitrary: fc.constantFrom('', '  ', '{"@tim\\u0065stamp":"2030-01-01T00:00:00Z"}') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      '{"n":1}',
+      '{"@timestamp":"soon"}',
+      '{"event.start":"2024-05-01T00:00:00+01:00"}',
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('{"message":"caf\u00e9","@timestamp":1}', '{"m":"\u00e9"}') },
   { weight: 1, arbitrary: fc.constantFrom('{"a":1,}', '[1]', '{"a":"\t"}', '{"@timestamp":tru}') },
 );
 
@@ -77,9 +81,9 @@ describe('EcsTwoPassReader.timesPass', () => {
     expect(await pool.ready()).toBe(true);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(line, { maxLength: 300, size: 'max' }),
+        fc.array(line, { maxLength: 2000, size: 'max' }),
         fc.constantFrom('\n', '\r\n'),
-        fc.constantFrom(7, 300, 4096, 1 << 16),
+        fc.constantFrom(7, 300, 8192, 16_384, 1 << 16),
         async (lines, eol, chunk) => {
           const content = lines.join(eol);
           const expected = await outcome(content, chunk, 'firstPass');
@@ -87,17 +91,20 @@ describe('EcsTwoPassReader.timesPass', () => {
           expect(await outcome(content, chunk, 'timesPass', { pool })).toEqual(expected);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
     // Chunks of 64 lines or more went half to the worker.
-    expect(pool.linesScanned).toBeGreaterThan(0);
+    expect(pool.linesScanned).toBeGreaterThan(1000);
   });
 
   it('remembers as firstPass does past the memo budget, and reads .json entries the same way', async () => {
-    const ndjson = Array.from({ length: 400 }, (_, i) => DOC(i)).join('\n');
-    expect(await outcome(ndjson, 1 << 16, 'timesPass', { pool, memoSlots: 50 })).toEqual(
-      await outcome(ndjson, 1 << 16, 'firstPass', { memoSlots: 50 }),
+    const ndjson = Array.from({ length: 1000 }, (_, i) => DOC(i)).join('\n');
+    // Five slots a document: the budget runs out at document 401, in the worker's half of the chunk.
+    const before = pool.linesScanned;
+    expect(await outcome(ndjson, 1 << 16, 'timesPass', { pool, memoSlots: 2003 })).toEqual(
+      await outcome(ndjson, 1 << 16, 'firstPass', { memoSlots: 2003 }),
     );
+    expect(pool.linesScanned).toBeGreaterThan(before);
     const json = `[${ndjson.split('\n').join(',\n')}]`;
     expect(await outcome(json, 4096, 'timesPass', { pool, path: 'a.json' })).toEqual(
       await outcome(json, 4096, 'firstPass', { path: 'a.json' }),
@@ -105,13 +112,36 @@ describe('EcsTwoPassReader.timesPass', () => {
   });
 
   it('reports a bad document before a failure to read on in the next chunk, as firstPass does', async () => {
-    const lines = Array.from({ length: 100 }, (_, i) => DOC(i));
-    lines[80] = '{"a":1,}';
+    // Chunks of 8 KiB hold about 85 of these lines: line 160 is in the worker's half of the second.
+    const lines = Array.from({ length: 300 }, (_, i) => DOC(i));
+    lines[159] = '{"a":1,}';
     const content = `${lines.join('\n')}\n{"m":"${'x'.repeat(300)}"}\n`;
-    const expected = await outcome(content, 4096, 'firstPass', { maxLineLength: 200 });
-    expect(expected).toMatchObject({ code: 'archive_invalid', details: { line: 81 } });
-    expect(await outcome(content, 4096, 'timesPass', { maxLineLength: 200 })).toEqual(expected);
-    expect(await outcome(content, 4096, 'timesPass', { pool, maxLineLength: 200 })).toEqual(expected);
+    const expected = await outcome(content, 8192, 'firstPass', { maxLineLength: 200 });
+    expect(expected).toMatchObject({ code: 'archive_invalid', details: { line: 160 } });
+    expect(await outcome(content, 8192, 'timesPass', { maxLineLength: 200 })).toEqual(expected);
+    const before = pool.linesScanned;
+    expect(await outcome(content, 8192, 'timesPass', { pool, maxLineLength: 200 })).toEqual(expected);
+    expect(pool.linesScanned).toBeGreaterThan(before);
+  });
+
+  it('scans on its own thread when the worker crashes with a job out, and says so once', async () => {
+    const failures: Error[] = [];
+    const crashing = new EcsScanPool({
+      workerUrl: new URL('../../../test/fixtures/ecs/scan-worker-that-exits.ts', import.meta.url),
+      onFailure: (err) => failures.push(err),
+    });
+    try {
+      expect(await crashing.ready()).toBe(true);
+      const ndjson = Array.from({ length: 3000 }, (_, i) => DOC(i)).join('\n');
+      expect(await outcome(ndjson, 8192, 'timesPass', { pool: crashing })).toEqual(
+        await outcome(ndjson, 8192, 'firstPass'),
+      );
+      expect(crashing.linesScanned).toBeGreaterThan(0);
+      expect(failures.map((err) => err.message)).toEqual(['the ECS scan worker exited with code 3']);
+      expect(crashing.available()).toBe(false);
+    } finally {
+      await crashing.close();
+    }
   });
 
   it('scans on its own thread when the worker goes away mid-pass', async () => {
