@@ -61,6 +61,7 @@ export async function shipSection(
       );
     }
     events = archive.events;
+    deps.shipping.warmFor(format);
     const data = await deps.storage.get(EXERCISE_BUCKET, archive.storageKey, deps.stopping);
     const preparing = AbortSignal.any([deps.stopping, AbortSignal.timeout(deps.deadlineMs)]);
     const sources = await deps.shipping.prepare(

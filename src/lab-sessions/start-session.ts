@@ -74,6 +74,7 @@ export async function startSession(
   try {
     const target = await checkStart(deps, input);
     const { destination, kind } = target;
+    deps.shipping.warmFor(destination.payload_format);
     slot = deps.downloads.enter();
     startedId = await auditStart(deps, {
       ...auditBase,

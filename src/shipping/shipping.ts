@@ -23,6 +23,11 @@ export interface Shipping {
    * `allowDisabled` for work on a SIEM that ships nothing (an attempt's offense cleanup).
    */
   target(siem: string, options?: { allowDisabled?: boolean }): Promise<ShipTarget>;
+  /**
+   * Starts, without waiting, what pass 1 of `format` runs on (the ECS scan worker), so that it loads
+   * while the archives download; `prepare` does not wait for it either.
+   */
+  warmFor(format: ShipmentFormat): void;
   /** Reads the archives and runs pass 1 (counts, formats, one shift), at the clock's now. */
   /** `signal` stops pass 1 between batches, throwing its reason (a deadline, a shutdown). */
   prepare(
@@ -57,6 +62,9 @@ export function createShipping(deps: ShippingDeps): Shipping {
   const observer = deps.observer ?? ignoreShipping;
   return {
     target: (siem, options) => loadShipTarget(deps, siem, options),
+    warmFor: (format) => {
+      if (format === 'ecs') deps.ecsScanPool?.start();
+    },
     prepare: (sources, options) =>
       prepareSources(sources, {
         format: options.format,

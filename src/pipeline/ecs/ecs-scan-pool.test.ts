@@ -89,6 +89,45 @@ describe('EcsScanPool', () => {
     await expect(pool.scan(many.buf, many.starts, many.ends, 0, 1)).rejects.toThrow('not running');
   });
 
+  it('is started ahead without waiting, and is available once its worker has loaded', async () => {
+    const pool = newPool();
+    pool.start();
+    expect(pool.available()).toBe(false);
+    expect(await pool.ready()).toBe(true);
+    expect(pool.available()).toBe(true);
+    const { buf, starts, ends } = linesOf(LINES);
+    expect((await pool.scan(buf, starts, ends, 0, 1)).lines).toBe(1);
+  });
+
+  it('hands no job over while its worker is still loading, though the thread is running', async () => {
+    const pool = newPool({
+      workerUrl: new URL('../../../test/fixtures/ecs/scan-worker-slow-to-load.ts', import.meta.url),
+    });
+    pool.start();
+    // The thread runs within about 70 ms; its entry says it is ready only after 500.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(pool.available()).toBe(false);
+    expect(await pool.ready()).toBe(true);
+    const { buf, starts, ends } = linesOf(LINES);
+    expect((await pool.scan(buf, starts, ends, 0, 2)).lines).toBe(2);
+  });
+
+  it('stops a worker that leaves a job unanswered, rejects the job and takes none after', async () => {
+    const failures: string[] = [];
+    const pool = newPool({
+      workerUrl: new URL('../../../test/fixtures/ecs/scan-worker-that-hangs.ts', import.meta.url),
+      answerTimeoutMs: 100,
+      onFailure: (err) => failures.push(err.message),
+    });
+    expect(await pool.ready()).toBe(true);
+    const { buf, starts, ends } = linesOf(LINES);
+    await expect(pool.scan(buf, starts, ends, 0, 2)).rejects.toThrow('did not answer within 0.1 s');
+    expect(failures).toEqual(['the ECS scan worker did not answer within 0.1 s']);
+    expect(pool.available()).toBe(false);
+    expect(await pool.ready()).toBe(false);
+    await expect(pool.scan(buf, starts, ends, 0, 1)).rejects.toThrow('not running');
+  });
+
   it('takes no job before its worker is online', async () => {
     const pool = newPool();
     const { buf, starts, ends } = linesOf(LINES);

@@ -13,6 +13,19 @@ export interface EcsScanJob {
 export type EcsScanAnswer = { id: number; scan: EcsLinesScan } | { id: number; error: string };
 
 /**
+ * What the worker sends once its modules are loaded, before any answer: `online` comes as soon as
+ * it runs, about a tenth of a second before it can scan (a fresh process, most of it loading the
+ * TypeScript sources), and a job handed over in between would keep pass 1 waiting.
+ */
+export const SCAN_WORKER_READY = { ready: true } as const;
+
+/**
+ * How long a job may go unanswered before the worker is taken for hung: a chunk's half takes tens
+ * of milliseconds, and pass 1 waits for its answer with no other deadline.
+ */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
+
+/**
  * A worker thread for pass 1 of ECS NDJSON entries: while the main thread scans the first half of
  * an inflated chunk's lines, the worker scans the second (scanEcsLines on both sides). Pass 1 is
  * nearly all main-thread work, before anything can be sent, while the second core idles. In a
@@ -21,10 +34,12 @@ export type EcsScanAnswer = { id: number; scan: EcsLinesScan } | { id: number; e
  * process's first ECS shipment gains little, as the worker starts during it. One per service
  * instance (createContext), shared by its shipments: jobs carry their own bytes and every answer is
  * matched by id, so nothing of a shipment stays here. It costs about 34 MiB of RSS once started
- * (half of it loading the TypeScript sources), so it starts with the first ECS shipment.
+ * (half of it loading the TypeScript sources), so it starts with the first ECS shipment: as soon
+ * as one is known to come (Shipping.warmFor), so that it loads while the archive downloads.
  *
- * Until it is online, and for good once it failed, `available()` says no and callers scan on their
- * own thread: the worker only ever makes pass 1 faster, never different.
+ * Until it has loaded, and for good once it failed (crashed, sent what cannot be read, or left a
+ * job unanswered past the timeout: it is then stopped), `available()` says no and callers scan on
+ * their own thread: the worker only ever makes pass 1 faster, never different.
  */
 export class EcsScanPool {
   #worker: Worker | null = null;
@@ -33,28 +48,47 @@ export class EcsScanPool {
   #closed = false;
   #nextId = 1;
   #lines = 0;
-  readonly #pending = new Map<number, { resolve(scan: EcsLinesScan): void; reject(err: Error): void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve(scan: EcsLinesScan): void; reject(err: Error): void; timer: NodeJS.Timeout }
+  >();
   readonly #online$: Promise<boolean>;
   #settle: (online: boolean) => void = () => {};
   readonly #onFailure: (err: Error) => void;
 
   readonly #workerUrl: URL;
+  readonly #answerTimeoutMs: number;
 
   /**
    * `onFailure`: told once when the worker fails (it is not restarted). `workerUrl`: another entry
-   * for the worker (tests: one that fails).
+   * for the worker (tests: one that fails). `answerTimeoutMs`: how long a job may go unanswered
+   * before the worker counts as hung (DEFAULT_ANSWER_TIMEOUT_MS).
    */
-  constructor(options: { onFailure?: (err: Error) => void; workerUrl?: URL } = {}) {
+  constructor(options: { onFailure?: (err: Error) => void; workerUrl?: URL; answerTimeoutMs?: number } = {}) {
     this.#onFailure = options.onFailure ?? (() => {});
     this.#workerUrl = options.workerUrl ?? new URL('./ecs-scan-worker.ts', import.meta.url);
+    this.#answerTimeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
     this.#online$ = new Promise((resolve) => {
       this.#settle = resolve;
     });
   }
 
+  /** Whether its worker was started and the pool not closed since (a failed worker counts: it is not started again). */
+  get started(): boolean {
+    return this.#worker !== null || this.#failed;
+  }
+
   /** Lines the worker has scanned. */
   get linesScanned(): number {
     return this.#lines;
+  }
+
+  /**
+   * Starts the worker if it is not running yet, without waiting for it: called as soon as a
+   * shipment of ECS is known to come, so that the worker loads while the archive downloads.
+   */
+  start(): void {
+    this.available();
   }
 
   /** Starts the worker if need be; true once it is online, false if it failed or was closed first. */
@@ -110,7 +144,13 @@ export class EcsScanPool {
     return new Promise<EcsLinesScan>((resolve, reject) => {
       // Held only while it has work: an idle worker never keeps the process alive.
       if (this.#pending.size === 0) worker.ref();
-      this.#pending.set(id, { resolve, reject });
+      // A hung worker would hold pass 1 for good: past the timeout it is stopped, and every job
+      // still out goes back to its caller's thread.
+      const timer = setTimeout(() => {
+        this.#fail(new Error(`the ECS scan worker did not answer within ${this.#answerTimeoutMs / 1000} s`));
+      }, this.#answerTimeoutMs);
+      timer.unref();
+      this.#pending.set(id, { resolve, reject, timer });
     });
   }
 
@@ -130,12 +170,13 @@ export class EcsScanPool {
     const worker = new Worker(this.#workerUrl, { execArgv: [] });
     worker.unref();
     this.#worker = worker;
-    worker.on('online', () => {
-      if (this.#closed || this.#failed) return;
-      this.#online = true;
-      this.#settle(true);
-    });
-    worker.on('message', (answer: EcsScanAnswer) => {
+    worker.on('message', (answer: EcsScanAnswer | typeof SCAN_WORKER_READY) => {
+      if ('ready' in answer) {
+        if (this.#closed || this.#failed) return;
+        this.#online = true;
+        this.#settle(true);
+        return;
+      }
       const waiting = this.#pending.get(answer.id);
       if (waiting === undefined) return;
       this.#settled(answer.id);
@@ -153,6 +194,8 @@ export class EcsScanPool {
   }
 
   #settled(id: number): void {
+    const job = this.#pending.get(id);
+    if (job !== undefined) clearTimeout(job.timer);
     this.#pending.delete(id);
     if (this.#pending.size === 0) this.#worker?.unref();
   }
@@ -163,12 +206,19 @@ export class EcsScanPool {
     this.#online = false;
     this.#settle(false);
     this.#failAll(err);
+    // A worker that answered what cannot be read, or none at all, may still be running.
+    const worker = this.#worker;
+    this.#worker = null;
+    if (worker !== null) void worker.terminate();
     this.#onFailure(err);
   }
 
   #failAll(err: Error): void {
     const waiting = [...this.#pending.values()];
     this.#pending.clear();
-    for (const job of waiting) job.reject(err);
+    for (const job of waiting) {
+      clearTimeout(job.timer);
+      job.reject(err);
+    }
   }
 }

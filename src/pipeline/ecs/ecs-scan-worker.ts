@@ -3,7 +3,7 @@
  * scanEcsLines and answers with what it found, the packed spans transferred, not copied.
  */
 import { parentPort } from 'node:worker_threads';
-import type { EcsScanAnswer, EcsScanJob } from './ecs-scan-pool.ts';
+import { type EcsScanAnswer, type EcsScanJob, SCAN_WORKER_READY } from './ecs-scan-pool.ts';
 import { scanEcsLines } from './scan-ecs-lines.ts';
 
 const port = parentPort;
@@ -20,3 +20,5 @@ port.on('message', (job: EcsScanJob) => {
     port.postMessage(answer);
   }
 });
+// Only now can it scan: the pool hands over no job before this (see SCAN_WORKER_READY).
+port.postMessage(SCAN_WORKER_READY);

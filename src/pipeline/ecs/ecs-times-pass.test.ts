@@ -144,6 +144,27 @@ describe('EcsTwoPassReader.timesPass', () => {
     }
   });
 
+  it('stops a worker that does not answer and scans on its own thread, with the same result', async () => {
+    const failures: Error[] = [];
+    const hung = new EcsScanPool({
+      workerUrl: new URL('../../../test/fixtures/ecs/scan-worker-that-hangs.ts', import.meta.url),
+      answerTimeoutMs: 200,
+      onFailure: (err) => failures.push(err),
+    });
+    try {
+      expect(await hung.ready()).toBe(true);
+      const ndjson = Array.from({ length: 3000 }, (_, i) => DOC(i)).join('\n');
+      expect(await outcome(ndjson, 8192, 'timesPass', { pool: hung })).toEqual(
+        await outcome(ndjson, 8192, 'firstPass'),
+      );
+      expect(hung.linesScanned).toBe(0);
+      expect(failures.map((err) => err.message)).toEqual(['the ECS scan worker did not answer within 0.2 s']);
+      expect(hung.available()).toBe(false);
+    } finally {
+      await hung.close();
+    }
+  });
+
   it('scans on its own thread when the worker goes away mid-pass', async () => {
     const own = new EcsScanPool();
     expect(await own.ready()).toBe(true);
