@@ -29,6 +29,7 @@ import { EcsTimeScratch } from '../src/pipeline/ecs/ecs-time.ts';
 import { EcsTwoPassReader } from '../src/pipeline/ecs/read-ecs-records.ts';
 import { buildZip } from '../test/fixtures/archives/zip-builder.ts';
 import { buildEcsArchive, deflatedEntry, makeDoc } from './lib/ecs-fixtures.ts';
+import { peakRssBytes } from './lib/peak-rss.ts';
 
 const DOCS = Number(process.env.BENCH_ECS_DOCS ?? 300_000);
 const LEEF_LINES = Number(process.env.BENCH_LEEF_LINES ?? 1_000_000);
@@ -145,7 +146,7 @@ async function benchEcs(): Promise<Figures> {
     'zip MiB': zip.length / 2 ** 20,
     ...best,
     'RSS MiB, zip loaded': baseline / 2 ** 20,
-    'peak RSS MiB': process.resourceUsage().maxRSS / 1024,
+    'peak RSS MiB': peakRssBytes() / 1048576,
   };
 }
 
@@ -172,7 +173,7 @@ async function benchLeef(): Promise<Figures> {
     'lines/s wall': best,
     'lines/s cpu': bestCpu,
     'RSS MiB, zip loaded': baseline / 2 ** 20,
-    'peak RSS MiB': process.resourceUsage().maxRSS / 1024,
+    'peak RSS MiB': peakRssBytes() / 1048576,
   };
 }
 

@@ -17,7 +17,7 @@
  * 200-300 bytes.
  *
  * Each measurement runs in a fresh child process. In `bare` ones the child only reads the zip
- * file, so its peak RSS (process.resourceUsage().maxRSS) is the shipment's. In `service` ones it
+ * file, so its peak RSS (VmHWM, see peakRssBytes) is the shipment's. In `service` ones it
  * first starts the service as `serve` does (context on the embedded database in a temporary
  * folder, routes ready, not listening), so the shipment runs beside the heap a running service
  * holds (about 40 MiB live): what a session start or noise run costs there; memory is then the
@@ -51,6 +51,7 @@ import type { OutboundEvent } from '../src/pipeline/shipment/outbound-event.ts';
 import { prepareShipment } from '../src/pipeline/shipment/prepare-shipment.ts';
 import { shipmentEvents } from '../src/pipeline/shipment/shipment-events.ts';
 import { compileDateFormat } from '../src/pipeline/time/date-format.ts';
+import { peakRssBytes } from './lib/peak-rss.ts';
 
 type ArchiveKind = 'epoch' | 'formatted';
 type Output = 'syslog' | 'syslog-noise' | 'hec' | 'ecs';
@@ -170,7 +171,7 @@ function loadText(): string {
 
 /** Child: one archive through one output, timed (after starting the service for `service`). */
 async function measure(file: string, output: Output, heap: Heap): Promise<Result> {
-  const rssAtStart = process.resourceUsage().maxRSS * 1024;
+  const rssAtStart = peakRssBytes();
   let stop = async () => {};
   if (heap === 'service') stop = await startService(path.join(path.dirname(file), `service-${process.pid}`));
   if (heap === 'steady') {
@@ -240,7 +241,7 @@ async function measure(file: string, output: Output, heap: Heap): Promise<Result
     threadCpu: (t1c.user + t1c.system - t0c.user - t0c.system) / 1e6,
     wall: (w1 - w0) / 1000,
     pass1Cpu: (c1.user + c1.system - c0.user - c0.system) / 1e6,
-    maxRss: process.resourceUsage().maxRSS * 1024,
+    maxRss: peakRssBytes(),
     rssAtStart,
     zipBytes: zip.length,
     rssBefore,
