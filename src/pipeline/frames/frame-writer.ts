@@ -5,7 +5,7 @@
 
 import { FRAME_NO_HEADER, FRAME_SLOW, LeefFrameWriter } from '../leef/leef-frame-writer.ts';
 import { type LeefLines, type RebasedLine, rebasedLine } from '../leef/leef-line-batch.ts';
-import type { LeefLineReader } from '../leef/leef-line-reader.ts';
+import type { LeefLineReader, LineIndex } from '../leef/leef-line-reader.ts';
 import type { OutboundEvent } from '../shipment/outbound-event.ts';
 import { ChunkBuilder } from './chunk-builder.ts';
 import type { FrameChunk, FrameFormat, FramePiece, FrameRefusal } from './frame-format.ts';
@@ -34,7 +34,7 @@ export class FrameWriter {
   #events: readonly OutboundEvent[] | null = null;
   #segment = 0;
   #line = 0;
-  #index: Int32Array | null = null;
+  #index: LineIndex | null = null;
   /** A prepared frame that did not fit the chunk: written first on the next fill(). */
   #pendingBytes = -1;
   #pendingText: string | null = null;
@@ -179,7 +179,7 @@ export class FrameWriter {
     this.#refused.set(refusal, (this.#refused.get(refusal) ?? 0) + 1);
   }
 
-  #indexOf(segment: number): Int32Array | null {
+  #indexOf(segment: number): LineIndex | null {
     const lines = this.#lines;
     const at = lines?.segments[segment];
     if (!lines || !at || lines.indexes === null) return null;

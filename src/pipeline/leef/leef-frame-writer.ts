@@ -26,7 +26,7 @@ import {
   writeEpochDigits,
 } from './leef-bytes.ts';
 import type { LeefLines } from './leef-line-batch.ts';
-import { isAsciiLine, type LeefLineReader } from './leef-line-reader.ts';
+import { isAsciiLine, type LeefLineReader, type LineIndex } from './leef-line-reader.ts';
 import type { RebaseContext } from './leef-rebase.ts';
 
 /** prepare(): the line needs the string path (not LEEF, a CR inside, `labIndex=` already there…). */
@@ -136,7 +136,7 @@ export class LeefFrameWriter {
     shiftMs: number,
     ctx: RebaseContext,
     labIndex: string | null,
-    index: Int32Array | null = null,
+    index: LineIndex | null = null,
     j = 0,
   ): number {
     const R = this.#reader;
@@ -274,7 +274,7 @@ export class LeefFrameWriter {
    * prepare() for line `j` of `segment` in a batch of `lines` (`index`: pass 1's findings for the
    * segment, or null): FRAME_SLOW for a line that is not ASCII.
    */
-  prepareLine(lines: LeefLines, segment: ByteLines, j: number, index: Int32Array | null): number {
+  prepareLine(lines: LeefLines, segment: ByteLines, j: number, index: LineIndex | null): number {
     if (!isAsciiLine(segment, j)) return FRAME_SLOW;
     return this.prepare(
       segment.buf,

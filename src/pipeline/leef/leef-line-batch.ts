@@ -5,7 +5,7 @@
 // bytes; rebasedLine is the string path both fall back to.
 
 import type { ByteLines } from '../archive/byte-lines.ts';
-import { isAsciiLine, type LeefLineReader, type LineIndexes } from './leef-line-reader.ts';
+import { isAsciiLine, type LeefLineReader, type LineIndex, type LineIndexes } from './leef-line-reader.ts';
 import { type RebaseContext, shiftLine } from './leef-rebase.ts';
 import { setAttribute } from './set-attribute.ts';
 
@@ -43,7 +43,7 @@ export function rebasedLine(
   segment: ByteLines,
   j: number,
   out: RebasedLine,
-  index: Int32Array | null = null,
+  index: LineIndex | null = null,
 ): RebasedLine {
   const s = segment.starts[j] as number;
   const e = segment.ends[j] as number;

@@ -31,13 +31,14 @@ import {
   valueEndBytes,
 } from './leef-bytes.ts';
 import type { RebaseContext } from './leef-rebase.ts';
+import { TimeStyles } from './time-styles.ts';
 
 /**
  * Pass 1's findings about the lines of each chunk, for pass 2: where `LEEF:`, the attributes and
- * the devTime value start, the delimiter, whether the value is epoch, and an epoch value's time.
- * Other times are not kept: pass 2 reads year-less values against another reference. Six numbers
- * (24 bytes) per line; pass 2 then neither scans the LEEF header nor searches devTime, nor reads
- * epoch digits again.
+ * the devTime value start, the delimiter, and what the value reads as: an epoch value's time, or
+ * another value's time and style (TimeStyles). Year-less values are not kept: pass 2 reads them
+ * against another reference. Seven numbers (28 bytes) per line; pass 2 then neither scans the LEEF
+ * header nor searches devTime, nor reads the value again.
  *
  * Lines are known by their entry and offset (ByteLines.offset): pass 2 inflates the same bytes
  * again, or replays the very chunk pass 1 kept, and a buffer of the same offset and length holds
@@ -46,8 +47,9 @@ import type { RebaseContext } from './leef-rebase.ts';
  * beyond, pass 1 records nothing and pass 2 reads those lines afresh.
  */
 export class LineIndexes {
-  readonly #byOffset = new Map<string, Int32Array>();
+  readonly #byOffset = new Map<string, LineIndex>();
   readonly #maxBytes: number;
+  readonly #styles = new TimeStyles();
   #bytes = 0;
 
   constructor(maxBytes = DEFAULT_INDEX_BYTES) {
@@ -58,7 +60,7 @@ export class LineIndexes {
    * A new index for `lines` of the entry known as `entry` (lineIndexKey; filled by
    * LeefLineReader.eventTime), or null once the budget is spent.
    */
-  create(lines: ByteLines, entry: string): Int32Array | null {
+  create(lines: ByteLines, entry: string): LineIndex | null {
     const count = lines.starts.length;
     const size = INDEX_HEADER + INDEX_STRIDE * count;
     if (this.#bytes + 4 * size > this.#maxBytes) return null;
@@ -68,31 +70,47 @@ export class LineIndexes {
     index[1] = count > 0 ? (lines.starts[0] as number) : -1;
     index[2] = count > 0 ? (lines.ends[count - 1] as number) : -1;
     index[3] = lines.buf.length;
-    this.#byOffset.set(indexKey(entry, lines.offset), index);
+    const found = new LineIndex(index, this.#styles);
+    this.#byOffset.set(indexKey(entry, lines.offset), found);
     this.#bytes += index.byteLength;
-    return index;
+    return found;
   }
 
   /** The index made for the same lines of the same entry, or null. */
-  find(lines: ByteLines, entry: string): Int32Array | null {
-    const index = this.#byOffset.get(indexKey(entry, lines.offset));
-    if (index === undefined) return null;
+  find(lines: ByteLines, entry: string): LineIndex | null {
+    const found = this.#byOffset.get(indexKey(entry, lines.offset));
+    if (found === undefined) return null;
+    const index = found.data;
     const count = lines.starts.length;
     return index[0] === count &&
       index[1] === (count > 0 ? lines.starts[0] : -1) &&
       index[2] === (count > 0 ? lines.ends[count - 1] : -1) &&
       index[3] === lines.buf.length
-      ? index
+      ? found
       : null;
   }
 }
 
 /**
- * LineIndexes' default budget: two million lines (24 bytes each). Positions for every chunk of a
- * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance-history.md); memory
- * beyond that budget would grow with the archive, up to 6 GiB of it.
+ * One chunk's findings (LineIndexes): `data` holds a header and seven numbers per line; the style
+ * numbers in it are those of `styles`, the shipment's, which travels with them.
  */
-export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024;
+export class LineIndex {
+  readonly data: Int32Array;
+  readonly styles: TimeStyles;
+
+  constructor(data: Int32Array, styles: TimeStyles) {
+    this.data = data;
+    this.styles = styles;
+  }
+}
+
+/**
+ * LineIndexes' default budget: two million lines (28 bytes each). Positions for every chunk of a
+ * million lines took the main thread from 0.73 to 0.63 s (min of 6; docs/performance-history.md); memory
+ * beyond that budget would grow with the archive, up to 7 GiB of it.
+ */
+export const DEFAULT_INDEX_BYTES = 56 * 1024 * 1024;
 
 function indexKey(entry: string, offset: number): string {
   return `${offset}:${entry}`;
@@ -103,11 +121,14 @@ const DEV_TIME_FORMAT = Buffer.from('devTimeFormat=', 'latin1');
 // A delimiter among these bytes can split `devTime=` itself: devTime() then searches the whole line.
 const DEV_TIME_BYTES = new Set(DEV_TIME);
 const INDEX_HEADER = 4;
-const INDEX_STRIDE = 6;
-// An epoch time as two int32: ms / 10^8 and the rest (13 digits need more than 32 bits).
+const INDEX_STRIDE = 7;
+// A time as two int32: ms / 10^8 and the rest (13 digits need more than 32 bits).
 const EPOCH_SPLIT = 100_000_000;
 const KIND_EPOCH = 1;
+/** A value pass 2 reads again (year-less, unreadable, or past the kept styles). */
 const KIND_OTHER = 2;
+/** A value read as the kept time and style (TimeStyles). */
+const KIND_STYLED = 3;
 const DELIMITER_CHARS = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
 
 /** Whether line `k` of `lines` is all ASCII (the condition for every byte-level reader). */
@@ -299,7 +320,7 @@ export class LeefLineReader {
     s: number,
     e: number,
     ctx: RebaseContext,
-    index: Int32Array | null,
+    index: LineIndex | null,
     j: number,
   ): number {
     const isLeef = this.layout(buf, s, e);
@@ -337,7 +358,8 @@ export class LeefLineReader {
     return ms;
   }
 
-  #record(index: Int32Array, j: number, isLeef: boolean, dev: number): void {
+  #record(found: LineIndex, j: number, isLeef: boolean, dev: number): void {
+    const index = found.data;
     const o = INDEX_HEADER + INDEX_STRIDE * j;
     const L = this.L;
     const attrOffset = L.attrStart - L.start;
@@ -348,9 +370,17 @@ export class LeefLineReader {
     index[o] = L.start;
     index[o + 1] = dev === DEV_NONE ? -1 : this.devStart;
     index[o + 2] = this.devEnd;
-    const kind = dev === DEV_NONE ? 0 : dev === DEV_EPOCH ? KIND_EPOCH : KIND_OTHER;
+    let kind = dev === DEV_NONE ? 0 : dev === DEV_EPOCH ? KIND_EPOCH : KIND_OTHER;
+    // Two int32 hold an integer time of years 1-9999 (and far beyond) exactly.
+    if (dev === DEV_PARSED && Number.isInteger(this.devMs)) {
+      const style = found.styles.idOf(this.devParsed as ParsedTime);
+      if (style >= 0) {
+        kind = KIND_STYLED;
+        index[o + 6] = style;
+      }
+    }
     index[o + 3] = attrOffset | (L.delimiterByte << 16) | ((L.noDelimiterField ? 1 : 0) << 23) | (kind << 24);
-    if (kind === KIND_EPOCH) {
+    if (kind === KIND_EPOCH || kind === KIND_STYLED) {
       const high = Math.floor(this.devMs / EPOCH_SPLIT);
       index[o + 4] = high;
       index[o + 5] = this.devMs - high * EPOCH_SPLIT;
@@ -358,7 +388,8 @@ export class LeefLineReader {
   }
 
   /** Layout and devTime of line `j` from `index` (see LineIndexes); false when it holds nothing. */
-  #fromIndex(buf: Buffer, e: number, index: Int32Array, j: number, referenceMs: number): number {
+  #fromIndex(buf: Buffer, e: number, found: LineIndex, j: number, referenceMs: number): number {
+    const index = found.data;
     const o = INDEX_HEADER + INDEX_STRIDE * j;
     const start = index[o] as number;
     if (start < 0) return -1;
@@ -385,6 +416,15 @@ export class LeefLineReader {
       this.devDigits = ve - vs;
       return DEV_EPOCH;
     }
+    if (kind === KIND_STYLED) {
+      // Pass 1's reading, rebuilt: the value's time and style do not depend on the reference.
+      const ms = (index[o + 4] as number) * EPOCH_SPLIT + (index[o + 5] as number);
+      this.devStart = index[o + 1] as number;
+      this.devEnd = index[o + 2] as number;
+      this.devParsed = found.styles.at(index[o + 6] as number, ms);
+      this.devMs = ms;
+      return DEV_PARSED;
+    }
     // Pass 1 found the value on these very bytes: only the devTimeFormat is searched again, within
     // the line once lines have one, as devTime() does: the chunk-wide search ran once per line in
     // archives that carry it on every line (282 ms per million formatted lines in a profile).
@@ -409,7 +449,7 @@ export class LeefLineReader {
     e: number,
     shiftMs: number,
     ctx: RebaseContext,
-    index: Int32Array | null = null,
+    index: LineIndex | null = null,
     j = 0,
   ): boolean {
     const shift = Number.isFinite(shiftMs) ? shiftMs : 0;
