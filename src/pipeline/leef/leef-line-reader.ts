@@ -123,7 +123,7 @@ const DEV_TIME_BYTES = new Set(DEV_TIME);
 const INDEX_HEADER = 4;
 const INDEX_STRIDE = 7;
 // A time as two int32: ms / 10^8 and the rest (13 digits need more than 32 bits).
-const EPOCH_SPLIT = 100_000_000;
+const TIME_SPLIT = 100_000_000;
 const KIND_EPOCH = 1;
 /** A value pass 2 reads again (year-less, unreadable, or past the kept styles). */
 const KIND_OTHER = 2;
@@ -371,8 +371,9 @@ export class LeefLineReader {
     index[o + 1] = dev === DEV_NONE ? -1 : this.devStart;
     index[o + 2] = this.devEnd;
     let kind = dev === DEV_NONE ? 0 : dev === DEV_EPOCH ? KIND_EPOCH : KIND_OTHER;
-    // Two int32 hold an integer time of years 1-9999 (and far beyond) exactly.
-    if (dev === DEV_PARSED && Number.isInteger(this.devMs)) {
+    // Two int32 hold a safe integer exactly (its split and the sum back are exact). A pattern's
+    // milliseconds field (S…S, as many digits as letters) can carry a time far past that.
+    if (dev === DEV_PARSED && Number.isSafeInteger(this.devMs)) {
       const style = found.styles.idOf(this.devParsed as ParsedTime);
       if (style >= 0) {
         kind = KIND_STYLED;
@@ -381,9 +382,9 @@ export class LeefLineReader {
     }
     index[o + 3] = attrOffset | (L.delimiterByte << 16) | ((L.noDelimiterField ? 1 : 0) << 23) | (kind << 24);
     if (kind === KIND_EPOCH || kind === KIND_STYLED) {
-      const high = Math.floor(this.devMs / EPOCH_SPLIT);
+      const high = Math.floor(this.devMs / TIME_SPLIT);
       index[o + 4] = high;
-      index[o + 5] = this.devMs - high * EPOCH_SPLIT;
+      index[o + 5] = this.devMs - high * TIME_SPLIT;
     }
   }
 
@@ -412,13 +413,13 @@ export class LeefLineReader {
       this.devParsed = null;
       this.devStart = vs;
       this.devEnd = ve;
-      this.devMs = (index[o + 4] as number) * EPOCH_SPLIT + (index[o + 5] as number);
+      this.devMs = (index[o + 4] as number) * TIME_SPLIT + (index[o + 5] as number);
       this.devDigits = ve - vs;
       return DEV_EPOCH;
     }
     if (kind === KIND_STYLED) {
       // Pass 1's reading, rebuilt: the value's time and style do not depend on the reference.
-      const ms = (index[o + 4] as number) * EPOCH_SPLIT + (index[o + 5] as number);
+      const ms = (index[o + 4] as number) * TIME_SPLIT + (index[o + 5] as number);
       this.devStart = index[o + 1] as number;
       this.devEnd = index[o + 2] as number;
       this.devParsed = found.styles.at(index[o + 6] as number, ms);

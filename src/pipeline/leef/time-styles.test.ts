@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DateFormatCache } from '../time/date-format.ts';
+import { compileDateFormat, DateFormatCache } from '../time/date-format.ts';
 import { readDevTime } from '../time/devtime.ts';
 import type { ParsedTime } from '../time/parsed-time.ts';
 import { TimeStyles } from './time-styles.ts';
@@ -86,5 +86,34 @@ describe('TimeStyles', () => {
     expect(styles.idOf(read('2024-06-01 10:00:00 +0200', pattern))).toBe(1);
     expect(styles.idOf(read('2024-06-01 10:00:00 +0300', pattern))).toBe(-1);
     expect(styles.idOf(read('2024-06-02 11:00:00 +0100', pattern))).toBe(0);
+  });
+
+  it('tells apart readings written by different compiled patterns, even of the same text', () => {
+    const styles = new TimeStyles();
+    const pattern = 'yyyy-MM-dd HH:mm:ss';
+    const a = compileDateFormat(pattern).read('2024-06-01 10:00:00', REF) as ParsedTime;
+    const b = compileDateFormat(pattern).read('2024-06-01 10:00:00', REF) as ParsedTime;
+    expect(styles.idOf(a)).toBe(0);
+    expect(styles.idOf(b)).toBe(1);
+    expect(styles.at(1, b.ms).writer).toBe(b.writer);
+  });
+
+  it('finds a style again by its key once eight others were met after it', () => {
+    const styles = new TimeStyles();
+    const pattern = 'yyyy-MM-dd HH:mm:ss Z';
+    for (let h = 0; h < 10; h++) {
+      expect(styles.idOf(read(`2024-06-01 10:00:00 +0${h}00`, pattern))).toBe(h);
+    }
+    expect(styles.idOf(read('2024-07-01 11:00:00 +0000', pattern))).toBe(0);
+    expect(styles.idOf(read('2024-07-01 11:00:00 +0900', pattern))).toBe(9);
+  });
+
+  it('keeps no style with a long text: what follows the pattern in the value may be a whole line', () => {
+    const styles = new TimeStyles();
+    const long = read(`2024-06-01 10:00:00 ${'x'.repeat(65)}`, 'yyyy-MM-dd HH:mm:ss');
+    expect(long.trailing.length).toBe(66);
+    expect(styles.idOf(long)).toBe(-1);
+    expect(styles.idOf(read(`2024-06-01 10:00:00 ${'x'.repeat(63)}`, 'yyyy-MM-dd HH:mm:ss'))).toBe(0);
+    expect(styles.size).toBe(1);
   });
 });

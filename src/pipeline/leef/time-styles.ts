@@ -16,10 +16,15 @@ export const MAX_TIME_STYLES = 1024;
 /** Styles compared field by field before a key is built (as many as LeefLineReader's patterns). */
 const RECENT_STYLES = 8;
 
+/** The longest text (and field-style list) a kept style may hold; longer ones are read again. */
+const MAX_STYLE_TEXT = 64;
+
 /**
  * The styles of a shipment's devTime readings (a ParsedTime without its instant), numbered in the
  * order pass 1 met them. Only readings that do not depend on the reference instant are kept:
- * year-less ones are read against another reference in pass 2 (see finishFirstPass).
+ * year-less ones are read against another reference in pass 2 (see finishFirstPass). Nor are
+ * styles with long texts (MAX_STYLE_TEXT): at most MAX_TIME_STYLES small ones live as long as
+ * the shipment, whatever an archive holds.
  */
 export class TimeStyles {
   readonly #styles: ParsedTime[] = [];
@@ -58,7 +63,7 @@ export class TimeStyles {
   }
 
   #intern(parsed: ParsedTime): number {
-    if (parsed.yearless || parsed.writer === null) return -1;
+    if (parsed.yearless || parsed.writer === null || !isSmall(parsed)) return -1;
     const full = this.#styles.length >= this.#max;
     // A writer never seen has no kept style yet: when full, nothing to look up (and the map of
     // writers stays as small as the styles).
@@ -117,6 +122,19 @@ export class TimeStyles {
       w,
     ]);
   }
+}
+
+/**
+ * Whether the style's texts are short enough to keep: `trailing` is whatever follows the pattern
+ * in the value (up to a whole line), and a kept style lives as long as the shipment.
+ */
+function isSmall(p: ParsedTime): boolean {
+  return (
+    p.trailing.length <= MAX_STYLE_TEXT &&
+    p.zoneText.length <= MAX_STYLE_TEXT &&
+    p.subMs.length <= MAX_STYLE_TEXT &&
+    (p.fieldStyles === null || p.fieldStyles.length <= MAX_STYLE_TEXT)
+  );
 }
 
 /** Whether `a` and `b` differ in their instant at most. */
